@@ -1,0 +1,25 @@
+"""Shared start-up of the command-line scripts."""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+
+
+def prepare() -> None:
+    """Register the schemas with Hydra and set sane CPU defaults before torch spins threads."""
+    # One thread per process unless the user said otherwise (see TrainerConfig.num_threads).
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    logging.getLogger("lightning.pytorch.utilities.rank_zero").setLevel(logging.WARNING)
+    from pyhighlights.config.hydra_schema import register_schemas
+
+    register_schemas()
+
+
+def fail(error: BaseException) -> None:
+    """Exit non-zero with a one-line message (no traceback) for a user mistake."""
+    print(f"error: {error}", file=sys.stderr)
+    sys.exit(2)

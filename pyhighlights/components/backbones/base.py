@@ -1,0 +1,59 @@
+"""The encoder contract shared by selectors, predictors and guiders."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+
+class Backbone(nn.Module):
+    """Encodes token ids into states; removed tokens contribute nothing.
+
+    ``keep`` is an optional [B, T] float mask (straight-through gradients flow
+    through it): a recurrent backbone zeroes the embeddings of removed tokens,
+    a transformer removes them from the attention mask.
+    """
+
+    output_size: int
+
+    #: Parameters that count as "the encoder" for an encoder-specific learning rate.
+    def encoder_parameters(self):
+        return self.parameters()
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, keep: torch.Tensor | None = None) -> torch.Tensor:
+        raise NotImplementedError
+
+    @classmethod
+    def prepare_inputs(cls, corpus, backbone_spec: dict, embeddings_spec: dict) -> "PreparedInputs":
+        """Vocabulary/tokenizer and encoder factory for ``corpus`` (once per run)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def pool(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Max over the positions where ``mask`` > 0 -> [B, H]."""
+        masked = states.masked_fill(~(mask > 0).unsqueeze(-1), torch.finfo(states.dtype).min)
+        return masked.max(dim=1).values
+
+
+@dataclass
+class PreparedInputs:
+    """What a backbone needs from a corpus: the text encoder of the data module and a factory of encoders."""
+
+    text_encoder: Any
+    backbone_factory: "BackboneFactory"
+    info: dict = field(default_factory=dict)
+
+
+class BackboneFactory:
+    """Builds a fresh backbone from its validated spec; picklable for spawned DDP processes."""
+
+    def __init__(self, spec: dict, **runtime: Any):
+        self.spec = spec
+        self.runtime = runtime
+
+    def __call__(self) -> Backbone:
+        from pyhighlights.config.resolve import build
+
+        return build("backbone", self.spec, path="backbone", **self.runtime)

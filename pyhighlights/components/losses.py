@@ -1,0 +1,148 @@
+"""Loss terms: a name, a weight and a function of named tensors.
+
+A model's objective is the weighted sum of its terms (:class:`LossSet`); each
+term is reported under its name. Terms read what they need from the model's
+output dictionary, so a model only has to produce the named tensors.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+import torch.nn.functional as F
+
+from pyhighlights.registry import Configuration, Param, Real
+
+Outputs = Mapping[str, torch.Tensor]
+
+
+class LossTerm:
+    """``weight * value(outputs)``; subclasses define :meth:`value`."""
+
+    def __init__(self, *, weight: float = 1.0):
+        self.weight = weight
+
+    def value(self, outputs: Outputs) -> torch.Tensor:
+        raise NotImplementedError
+
+
+class WeightOnly(Configuration):
+    weight: float = Real(1.0, ge=0.0)
+
+
+class CrossEntropyConfig(WeightOnly):
+    logits: str = Param("logits", description="name of the logits in the model outputs")
+
+
+class CrossEntropyTerm(LossTerm):
+    def __init__(self, *, weight: float = 1.0, logits: str = "logits"):
+        super().__init__(weight=weight)
+        self.logits = logits
+
+    def value(self, outputs):
+        return F.cross_entropy(outputs[self.logits], outputs["labels"])
+
+
+def selection_rate(mask: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
+    """Selected real words / real words in the batch (micro)."""
+    return (mask * word_mask).sum() / word_mask.sum().clamp(min=1)
+
+
+def continuity(mask: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
+    """Mean |m_t - m_{t-1}| over pairs of neighbouring real words."""
+    pairs = word_mask[:, 1:] * word_mask[:, :-1]
+    jumps = (mask[:, 1:] - mask[:, :-1]).abs() * pairs
+    return jumps.sum() / pairs.sum().clamp(min=1)
+
+
+class SparsityConfig(WeightOnly):
+    target: float = Real(0.15, ge=0.0, le=1.0, description="target selection rate s")
+
+
+class SparsityTerm(LossTerm):
+    """|selection rate - s| (Lei et al., 2016, as re-implemented by FR/G-RAT)."""
+
+    def __init__(self, *, weight: float = 1.0, target: float = 0.15):
+        super().__init__(weight=weight)
+        self.target = target
+
+    def value(self, outputs):
+        return (selection_rate(outputs["mask"], outputs["word_mask"]) - self.target).abs()
+
+
+class ContinuityTerm(LossTerm):
+    def value(self, outputs):
+        return continuity(outputs["mask"], outputs["word_mask"])
+
+
+class LossSet:
+    """The named terms of a model. ``scales`` multiplies named terms (annealing)."""
+
+    def __init__(self, terms: Mapping[str, LossTerm]):
+        self.terms = dict(terms)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.terms
+
+    def require(self, names, what: str) -> None:
+        missing = [n for n in names if n not in self.terms]
+        if missing:
+            raise ValueError(f"{what} names loss term(s) {missing} but the model's terms are {sorted(self.terms)}")
+
+    def __call__(self, outputs: Outputs, scales: Mapping[str, float] | None = None,
+                 only: set[str] | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        scales = scales or {}
+        parts: dict[str, torch.Tensor] = {}
+        total = None
+        for name, term in self.terms.items():
+            if only is not None and name not in only:
+                continue
+            value = term.value(outputs)
+            parts[name] = value.detach()
+            weighted = term.weight * scales.get(name, 1.0) * value
+            total = weighted if total is None else total + weighted
+        if total is None:
+            raise ValueError("no loss term selected")
+        return total, parts
+
+
+class GuideTerm(LossTerm):
+    """BCEWithLogits(selection keep-logit, guide target), averaged over real words (G-RAT)."""
+
+    def value(self, outputs):
+        word_mask = outputs["word_mask"]
+        per_word = F.binary_cross_entropy_with_logits(outputs["keep_logit"], outputs["guide_target"], reduction="none")
+        return (per_word * word_mask).sum() / word_mask.sum().clamp(min=1)
+
+
+def jensen_shannon(p: torch.Tensor, q: torch.Tensor, eps: float = 1e-12) -> torch.Tensor:
+    """Jensen-Shannon divergence per row (natural log): ½[KL(P‖M) + KL(Q‖M)], M = (P+Q)/2.
+
+    DESIGN.md writes the terms as KL(M‖P), KL(M‖Q), which is the argument order
+    of ``F.kl_div(log M, P)``; that call computes KL(P‖M), the divergence
+    defined by Lin (1991) and used by G-RAT, so that is what we compute. It is
+    bounded by log 2 and finite even where P or Q has zeros.
+    """
+    m = 0.5 * (p + q)
+    log_m = m.clamp(min=eps).log()
+    kl_pm = (p * (p.clamp(min=eps).log() - log_m)).sum(-1)
+    kl_qm = (q * (q.clamp(min=eps).log() - log_m)).sum(-1)
+    return 0.5 * (kl_pm + kl_qm)
+
+
+class JSDConfig(WeightOnly):
+    logits: str = Param("logits", description="the distribution pulled toward the reference")
+    reference: str = Param("guider_logits", description="the reference distribution (detached)")
+
+
+class JSDTerm(LossTerm):
+    """JSD(softmax(logits), softmax(reference).detach()), averaged over the batch."""
+
+    def __init__(self, *, weight: float = 1.0, logits: str = "logits", reference: str = "guider_logits"):
+        super().__init__(weight=weight)
+        self.logits, self.reference = logits, reference
+
+    def value(self, outputs):
+        p = torch.softmax(outputs[self.logits], dim=-1)
+        q = torch.softmax(outputs[self.reference].detach(), dim=-1)
+        return jensen_shannon(p, q).mean()

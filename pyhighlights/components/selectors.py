@@ -1,0 +1,91 @@
+"""Selectors: per-word logits [B, W, 2] -> a 0/1 mask over words.
+
+Column 1 of the logits is "keep". Training draws a hard Gumbel-softmax sample
+with straight-through gradients (Jang et al., 2017; Maddison et al., 2017);
+evaluation keeps a word when p(keep) >= 0.5. Padding is never selected.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from pyhighlights.registry import Configuration, Param, Real
+
+
+@dataclass
+class Selection:
+    logits: torch.Tensor  # [B, W, 2]
+    mask: torch.Tensor  # [B, W] in {0, 1}, float, carries straight-through gradients in training
+
+    @property
+    def keep_logit(self) -> torch.Tensor:
+        """log p(keep) - log p(drop): the logit of a Bernoulli keep decision."""
+        return self.logits[..., 1] - self.logits[..., 0]
+
+    @property
+    def keep_probability(self) -> torch.Tensor:
+        return torch.softmax(self.logits, dim=-1)[..., 1]
+
+
+class Selector(nn.Module):
+    def forward(self, word_states: torch.Tensor, word_mask: torch.Tensor) -> Selection:
+        raise NotImplementedError
+
+
+def hard_gumbel_mask(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    """One-hot Gumbel-softmax sample over the last dim; returns its "keep" column."""
+    return F.gumbel_softmax(logits, tau=temperature, hard=True, dim=-1)[..., 1]
+
+
+def deterministic_mask(logits: torch.Tensor) -> torch.Tensor:
+    return (logits[..., 1] >= logits[..., 0]).to(logits.dtype)
+
+
+class GumbelSelectorConfig(Configuration):
+    temperature: float = Real(1.0, gt=0.0, description="Gumbel-softmax temperature")
+    dropout: float = Real(0.0, ge=0.0, lt=1.0)
+
+
+class GumbelSelector(Selector):
+    """A linear layer over word states, sampled with hard Gumbel-softmax in training."""
+
+    def __init__(self, *, input_size: int, temperature: float = 1.0, dropout: float = 0.0):
+        super().__init__()
+        self.temperature = temperature
+        self.dropout = nn.Dropout(dropout)
+        self.scorer = nn.Linear(input_size, 2)
+
+    def forward(self, word_states, word_mask):
+        logits = self.scorer(self.dropout(word_states))
+        mask = hard_gumbel_mask(logits, self.temperature) if self.training else deterministic_mask(logits)
+        return Selection(logits=logits, mask=mask * word_mask.to(mask.dtype))
+
+
+class RandomSelectorConfig(Configuration):
+    rate: float = Real(0.15, gt=0.0, le=1.0, description="probability of keeping each word")
+
+
+class RandomSelector(Selector):
+    """EVAL-X style sanity baseline: keeps each word independently with probability ``rate``.
+
+    Evaluation is seeded per batch content so repeated scoring is reproducible.
+    """
+
+    def __init__(self, *, input_size: int, rate: float = 0.15):
+        super().__init__()
+        self.rate = rate
+        self.register_buffer("_anchor", torch.zeros(()), persistent=False)
+
+    def forward(self, word_states, word_mask):
+        batch, words = word_mask.shape
+        p = torch.full((batch, words), self.rate, device=word_mask.device)
+        generator = None
+        if not self.training:
+            generator = torch.Generator(device=word_mask.device).manual_seed(int(word_mask.sum().item()) * 7919 + words)
+        mask = torch.bernoulli(p, generator=generator) * word_mask.to(p.dtype)
+        logit = torch.logit(p.clamp(1e-6, 1 - 1e-6))
+        logits = torch.stack([torch.zeros_like(logit), logit], dim=-1) + self._anchor
+        return Selection(logits=logits, mask=mask)

@@ -1,0 +1,136 @@
+"""Loader for the BeerAdvocate corpus as released by Lei et al. (2016).
+
+Files expected in ``data_dir`` (each may also be ``.gz``)::
+
+    reviews.aspect{k}.train.txt     training reviews for aspect k
+    reviews.aspect{k}.heldout.txt   validation reviews for aspect k
+    annotations.json                994 reviews with human highlights (test)
+
+Aspect k = 0, 1, 2 is appearance, aroma, palate. Labels binarise the chosen
+aspect's score (<= 0.4 negative, >= 0.6 positive, else dropped).
+"""
+from __future__ import annotations
+
+import logging
+from functools import partial
+from pathlib import Path
+
+from pyhighlights.data.batch import Corpus, Document
+from pyhighlights.data.corpus_files import require_files
+from pyhighlights.data.lei_format import parse_annotation_line, parse_review_line
+from pyhighlights.data.preprocess import BINARY_LABEL_NAMES, assemble_corpus, binarize_score
+from pyhighlights.data.records import log_skipped, parse_lines
+
+logger = logging.getLogger(__name__)
+
+LEI_ASPECTS = ("appearance", "aroma", "palate")
+
+LEI_PUBLICATION = (
+    "The corpus is the BeerAdvocate release of Lei, Barzilay and Jaakkola (2016), "
+    '"Rationalizing Neural Predictions" (EMNLP); it is distributed by the authors, '
+    "who grant access on request."
+)
+
+
+def resolve_lei_aspect(aspect: str | int) -> int:
+    """Aspect index 0-2 from a name ("aroma"), an index (1) or its string ("1")."""
+    if isinstance(aspect, str):
+        name = aspect.strip().lower()
+        if name in LEI_ASPECTS:
+            return LEI_ASPECTS.index(name)
+        if name.isdigit():
+            aspect = int(name)
+    if isinstance(aspect, int) and not isinstance(aspect, bool) and 0 <= aspect < len(LEI_ASPECTS):
+        return aspect
+    allowed = ", ".join(f"{i} or {n!r}" for i, n in enumerate(LEI_ASPECTS))
+    raise ValueError(f"unknown Beer aspect {aspect!r}; expected one of: {allowed}")
+
+
+def lei_file_names(aspect_index: int) -> dict[str, list[str]]:
+    return {
+        "train": [f"reviews.aspect{aspect_index}.train.txt"],
+        "validation": [f"reviews.aspect{aspect_index}.heldout.txt"],
+        "test": ["annotations.json"],
+    }
+
+
+def _read_reviews(path: Path, aspect: int, counts: dict, skip_malformed: bool) -> list[Document]:
+    counts["middle_band_dropped"] = 0
+    documents = []
+    for number, review in parse_lines(path, parse_review_line, counts, skip_malformed=skip_malformed):
+        label = binarize_score(review.scores[aspect])
+        if label is None:
+            counts["middle_band_dropped"] += 1
+            continue
+        documents.append(Document(f"{path.name}:{number}", review.tokens, label))
+    log_skipped(path, counts)
+    return documents
+
+
+def _read_annotations(path: Path, aspect: int, counts: dict, skip_malformed: bool) -> list[Document]:
+    counts["no_rationale_skipped"] = 0
+    counts["middle_band_dropped"] = 0
+    parse = partial(parse_annotation_line, aspects=(aspect,))
+    documents = []
+    for number, record in parse_lines(path, parse, counts, skip_malformed=skip_malformed):
+        spans = record.spans[aspect]
+        if not spans:
+            counts["no_rationale_skipped"] += 1
+            continue
+        label = binarize_score(record.scores[aspect])
+        if label is None:
+            counts["middle_band_dropped"] += 1
+            continue
+        highlights = [0] * len(record.tokens)
+        for start, end in spans:
+            highlights[start:end] = [1] * (end - start)
+        documents.append(Document(f"{path.name}:{number}", record.tokens, label, highlights))
+    log_skipped(path, counts)
+    return documents
+
+
+def load_lei_beer(
+    data_dir: str | Path,
+    aspect: str | int,
+    *,
+    max_length: int = 256,
+    balance: bool = True,
+    seed: int = 0,
+    skip_malformed: bool = False,
+) -> Corpus:
+    """Read the Lei et al. Beer corpus for one aspect.
+
+    The training split is balanced (``balance=True``) by dropping random
+    documents of the majority class (seeded); validation (heldout) and test
+    (annotations.json) keep their label distribution. What was dropped,
+    skipped and truncated is counted in ``Corpus.info["splits"][split]``.
+    """
+    index = resolve_lei_aspect(aspect)
+    files = require_files(data_dir, lei_file_names(index), LEI_PUBLICATION)
+    counts: dict[str, dict] = {"train": {}, "validation": {}, "test": {}}
+    documents = {
+        "train": _read_reviews(files["train"], index, counts["train"], skip_malformed),
+        "validation": _read_reviews(files["validation"], index, counts["validation"], skip_malformed),
+        "test": _read_annotations(files["test"], index, counts["test"], skip_malformed),
+    }
+    info = {
+        "corpus": "beer",
+        "format": "lei2016",
+        "aspect": LEI_ASPECTS[index],
+        "aspect_index": index,
+        "data_dir": str(Path(data_dir)),
+        "files": {split: str(path) for split, path in files.items()},
+        "skip_malformed": skip_malformed,
+    }
+    corpus = assemble_corpus(
+        f"beer/{LEI_ASPECTS[index]}",
+        documents,
+        counts,
+        label_names=BINARY_LABEL_NAMES,
+        max_length=max_length,
+        balance=balance,
+        seed=seed,
+        info=info,
+    )
+    logger.info("loaded Beer (Lei 2016) aspect %s: %s", LEI_ASPECTS[index], counts)
+    return corpus

@@ -1,0 +1,121 @@
+"""Label binarisation, class balancing and truncation shared by all loaders."""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from pyhighlights.data.batch import Corpus, Document
+
+# Thresholds of the rationalization references (Lei et al. 2016 and after):
+# a score <= 0.4 is negative, >= 0.6 positive, anything between is dropped.
+NEGATIVE_MAX = 0.4
+POSITIVE_MIN = 0.6
+BINARY_LABEL_NAMES = ["negative", "positive"]
+
+
+def binarize_score(score: float) -> int | None:
+    """0 for a low score, 1 for a high one, None for the dropped middle band."""
+    if score <= NEGATIVE_MAX:
+        return 0
+    if score >= POSITIVE_MIN:
+        return 1
+    return None
+
+
+def label_counts(documents: list[Document], num_classes: int) -> list[int]:
+    counts = [0] * num_classes
+    for document in documents:
+        counts[document.label] += 1
+    return counts
+
+
+def balance_classes(
+    documents: list[Document], num_classes: int, seed: int
+) -> tuple[list[Document], int]:
+    """Drop random documents of the larger classes until all classes are equal.
+
+    Returns the kept documents (original order) and how many were dropped.
+    The draw depends only on ``seed`` and the documents' order.
+    """
+    by_class: list[list[int]] = [[] for _ in range(num_classes)]
+    for position, document in enumerate(documents):
+        by_class[document.label].append(position)
+    sizes = [len(positions) for positions in by_class]
+    if min(sizes) == 0:
+        raise ValueError(
+            f"cannot balance classes: per-class counts are {sizes}, one class has no "
+            "examples (pass balance=False to keep the split as it is)"
+        )
+    target = min(sizes)
+    rng = random.Random(seed)
+    dropped: set[int] = set()
+    for positions in by_class:
+        if len(positions) > target:
+            dropped.update(rng.sample(positions, len(positions) - target))
+    kept = [d for position, d in enumerate(documents) if position not in dropped]
+    return kept, len(dropped)
+
+
+def truncate_document(document: Document, max_length: int) -> Document:
+    """The first ``max_length`` tokens (and their highlights)."""
+    if len(document.tokens) <= max_length:
+        return document
+    highlights = document.highlights
+    return replace(
+        document,
+        tokens=document.tokens[:max_length],
+        highlights=None if highlights is None else highlights[:max_length],
+    )
+
+
+def finish_split(
+    documents: list[Document],
+    counts: dict,
+    *,
+    max_length: int,
+    num_classes: int,
+    balance: bool = False,
+    seed: int = 0,
+) -> list[Document]:
+    """Balance (if asked) then truncate a split, recording what was done in ``counts``."""
+    if max_length < 1:
+        raise ValueError(f"max_length must be at least 1, got {max_length}")
+    if balance:
+        documents, counts["balance_dropped"] = balance_classes(documents, num_classes, seed)
+    counts["truncated"] = sum(len(d.tokens) > max_length for d in documents)
+    documents = [truncate_document(d, max_length) for d in documents]
+    counts["kept"] = len(documents)
+    counts["label_counts"] = label_counts(documents, num_classes)
+    return documents
+
+
+def assemble_corpus(
+    name: str,
+    documents: dict[str, list[Document]],
+    counts: dict[str, dict],
+    *,
+    label_names: list[str],
+    max_length: int,
+    balance: bool,
+    seed: int,
+    info: dict,
+) -> Corpus:
+    """Finish the three splits the same way for every loader and record it.
+
+    Only the training split is balanced; evaluation splits keep the label
+    distribution the corpus has. ``info`` (the loader's own keys) is extended
+    with the preprocessing options and ``info["splits"]``, the per-split counts.
+    """
+    common = {"max_length": max_length, "num_classes": len(label_names)}
+    splits = {
+        split: finish_split(
+            documents[split],
+            counts[split],
+            balance=balance and split == "train",
+            seed=seed,
+            **common,
+        )
+        for split in ("train", "validation", "test")
+    }
+    info = {**info, "max_length": max_length, "balance": balance, "seed": seed, "splits": counts}
+    return Corpus(name, splits["train"], splits["validation"], splits["test"], list(label_names), info)

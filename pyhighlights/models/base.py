@@ -1,0 +1,214 @@
+"""The select-then-predict LightningModule every model builds on.
+
+A subclass assembles its parts in ``__init__`` and implements :meth:`forward`
+(batch -> named outputs, including ``mask`` and ``logits``) and, for manual
+optimisation, :meth:`training_step`. Evaluation, metrics, predictions and the
+optimiser factory live here once.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import lightning.pytorch as pl
+import torch
+from torch import nn
+
+from pyhighlights.components.backbones.base import Backbone
+from pyhighlights.components.losses import LossSet, selection_rate
+from pyhighlights.components.selectors import Selection
+from pyhighlights.components.words import tokens_to_words_mean, words_to_tokens
+from pyhighlights.config.resolve import Spec, build
+from pyhighlights.data.batch import Batch
+from pyhighlights.metrics import RationaleMetrics
+from pyhighlights.registry import Configuration, Param, Real
+
+BackboneFactory = Callable[[], Backbone]
+
+
+class OptimConfig(Configuration):
+    """Optimiser parameters shared by every model."""
+
+    lr: float = Real(1e-3, gt=0.0, description="Adam learning rate")
+    encoder_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False,
+                                     description="learning rate of every encoder (backbone); null = lr")
+    weight_decay: float = Real(0.0, ge=0.0)
+    grad_clip: float = Real(0.0, ge=0.0, description="max gradient norm, 0 = off")
+
+
+class SPPModel(pl.LightningModule):
+    """Shared machinery: building parts, scoring, logging, predictions, optimisers."""
+
+    def __init__(self, *, backbone_factory: BackboneFactory, num_classes: int, losses: Mapping[str, Spec],
+                 lr: float = 1e-3, encoder_lr: float | None = None, weight_decay: float = 0.0,
+                 grad_clip: float = 0.0):
+        super().__init__()
+        self.num_classes = num_classes
+        self.make_backbone = backbone_factory
+        self.lr, self.encoder_lr, self.weight_decay, self.grad_clip = lr, encoder_lr, weight_decay, grad_clip
+        self.losses = LossSet({label: build("loss", spec, path=f"model.losses.{label}") for label, spec in losses.items()})
+        self.metrics = nn.ModuleDict({split: RationaleMetrics(num_classes) for split in ("val", "test")})
+        self.predictions: list[dict[str, Any]] = []
+        #: The first epoch whose validation counts for checkpointing and early stopping.
+        self.first_scored_epoch = 0
+
+    # --- building blocks -------------------------------------------------------------
+    def build_part(self, kind: str, spec: Spec, path: str, **runtime: Any) -> nn.Module:
+        return build(kind, spec, path=path, **runtime)
+
+    @staticmethod
+    def encode_words(encoder: Backbone, batch: Batch, keep_words: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Encode a batch (optionally with words removed); return token states and the pooling mask."""
+        keep_tokens = None
+        pool_mask = batch.attention_mask
+        if keep_words is not None:
+            keep_tokens = words_to_tokens(keep_words, batch.word_ids, fill=1.0) * batch.attention_mask
+            pool_mask = keep_tokens.detach()
+        states = encoder(batch.input_ids, batch.attention_mask, keep=keep_tokens)
+        return states, pool_mask
+
+    @staticmethod
+    def word_states(states: torch.Tensor, batch: Batch) -> torch.Tensor:
+        return tokens_to_words_mean(states, batch.word_ids, batch.word_mask.shape[1])
+
+    @staticmethod
+    def pool(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Max-pool over ``mask``; a document with nothing kept pools to zeros."""
+        pooled = Backbone.pool(states, mask)
+        empty = ~(mask > 0).any(dim=1, keepdim=True)
+        return pooled.masked_fill(empty, 0.0)
+
+    def outputs(self, batch: Batch, selection: Selection, logits: torch.Tensor, **extra: torch.Tensor) -> dict[str, torch.Tensor]:
+        word_mask = batch.word_mask.to(selection.mask.dtype)
+        return {"logits": logits, "labels": batch.labels, "mask": selection.mask, "word_mask": word_mask,
+                "keep_logit": selection.keep_logit, "selector_logits": selection.logits, **extra}
+
+    def forward(self, batch: Batch) -> dict[str, torch.Tensor]:
+        raise NotImplementedError
+
+    # --- optimisation ---------------------------------------------------------------
+    def param_groups(self, modules: Iterable[nn.Module], lr: float | None = None) -> list[dict[str, Any]]:
+        """Adam parameter groups for ``modules``: encoder parameters get ``encoder_lr``."""
+        lr = self.lr if lr is None else lr
+        encoder_ids: set[int] = set()
+        encoder, other = [], []
+        modules = list(modules)
+        for module in modules:
+            for sub in module.modules():
+                if isinstance(sub, Backbone):
+                    for p in sub.encoder_parameters():
+                        encoder_ids.add(id(p))
+        seen: set[int] = set()
+        for module in modules:
+            for p in module.parameters():
+                if not p.requires_grad or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                (encoder if id(p) in encoder_ids else other).append(p)
+        encoder_lr = lr if self.encoder_lr is None else self.encoder_lr * (lr / self.lr)
+        groups = []
+        if other:
+            groups.append({"params": other, "lr": lr, "name": "head"})
+        if encoder:
+            groups.append({"params": encoder, "lr": encoder_lr, "name": "encoder"})
+        return groups
+
+    def make_optimizer(self, modules: Iterable[nn.Module], lr: float | None = None) -> torch.optim.Optimizer:
+        return torch.optim.Adam(self.param_groups(modules, lr), weight_decay=self.weight_decay)
+
+    def configure_optimizers(self):
+        return self.make_optimizer([self])
+
+    def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None):
+        if self.grad_clip > 0:
+            self.clip_gradients(optimizer, gradient_clip_val=self.grad_clip, gradient_clip_algorithm="norm")
+
+    def manual_step(self, optimizer, loss: torch.Tensor, modules: Iterable[nn.Module]) -> None:
+        """One optimiser step on part of the model, DDP-safe (see training/distributed.py).
+
+        The backward runs with the strategy's gradient sync blocked; the
+        gradients of ``modules`` are then averaged across processes in a few
+        flattened all-reduce calls. On one process that average is the identity.
+        """
+        from contextlib import nullcontext
+
+        from pyhighlights.training.distributed import average_gradients
+
+        optimizer.zero_grad(set_to_none=True)
+        block = getattr(self.trainer.strategy, "block_backward_sync", None) if self._trainer is not None else None
+        with block() if block is not None else nullcontext():
+            self.manual_backward(loss)
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        average_gradients(params)
+        if self.grad_clip > 0:
+            torch.nn.utils.clip_grad_norm_(params, self.grad_clip)
+        optimizer.step()
+
+    def loss(self, outputs: Mapping[str, torch.Tensor], scales: Mapping[str, float] | None = None,
+             only: set[str] | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        return self.losses(outputs, scales=scales, only=only)
+
+    def log_train(self, total: torch.Tensor, parts: Mapping[str, torch.Tensor], outputs: Mapping[str, torch.Tensor],
+                  batch_size: int) -> None:
+        rate = selection_rate(outputs["mask"].detach(), outputs["word_mask"])
+        self.log("train/loss", total.detach(), prog_bar=True, batch_size=batch_size)
+        self.log("train/selection_rate", rate, prog_bar=True, batch_size=batch_size)
+        for name, value in parts.items():
+            self.log(f"train/{name}", value, batch_size=batch_size)
+
+    def training_step(self, batch: Batch, batch_idx: int):
+        outputs = self(batch)
+        total, parts = self.loss(outputs)
+        self.log_train(total, parts, outputs, batch.size)
+        return total
+
+    # --- evaluation -----------------------------------------------------------------
+    def evaluation_scales(self) -> Mapping[str, float] | None:
+        return None
+
+    def _evaluate(self, batch: Batch, split: str) -> dict[str, torch.Tensor]:
+        outputs = self(batch)
+        total, parts = self.loss(outputs, scales=self.evaluation_scales())
+        self.log(f"{split}/loss", total, batch_size=batch.size, sync_dist=True)
+        for name, value in parts.items():
+            self.log(f"{split}/{name}", value, batch_size=batch.size, sync_dist=True)
+        self.metrics[split].update(outputs["mask"], batch.highlights, batch.word_mask, outputs["logits"], batch.labels)
+        return outputs
+
+    def validation_step(self, batch: Batch, batch_idx: int):
+        self._evaluate(batch, "val")
+
+    def on_validation_epoch_end(self):
+        self._log_metrics("val")
+
+    def test_step(self, batch: Batch, batch_idx: int):
+        outputs = self._evaluate(batch, "test")
+        self._collect_predictions(batch, outputs)
+
+    def on_test_epoch_start(self):
+        self.predictions = []
+
+    def on_test_epoch_end(self):
+        self._log_metrics("test")
+
+    def _log_metrics(self, split: str) -> None:
+        values = self.metrics[split].compute()
+        for name, value in values.items():
+            self.log(f"{split}/{name}", value, prog_bar=name in ("accuracy", "highlight_f1"))
+        self.metrics[split].reset()
+
+    def _collect_predictions(self, batch: Batch, outputs: Mapping[str, torch.Tensor]) -> None:
+        predicted = outputs["logits"].argmax(dim=-1).tolist()
+        masks = (outputs["mask"] > 0.5).cpu()
+        word_mask = batch.word_mask.bool().cpu()
+        highlights = batch.highlights.cpu()
+        for row, sample in enumerate(batch.sample_ids.tolist()):
+            n = int(word_mask[row].sum())
+            human = highlights[row, :n]
+            self.predictions.append({
+                "sample": sample,
+                "label": int(batch.labels[row]),
+                "prediction": int(predicted[row]),
+                "selected": torch.nonzero(masks[row, :n]).flatten().tolist(),
+                "highlight": None if bool((human < 0).all()) else torch.nonzero(human == 1).flatten().tolist(),
+            })

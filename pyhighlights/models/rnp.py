@@ -1,0 +1,50 @@
+"""RNP: Rationalizing Neural Predictions (Lei, Barzilay and Jaakkola, EMNLP 2016).
+
+Selector encoder -> per-word keep/drop logits -> hard Gumbel-softmax mask
+(straight-through) -> predictor encoder over the kept words -> class logits.
+Loss: CE + λs·|selection rate − s| + λc·continuity.
+
+Departures from Lei et al.: the REINFORCE estimator of the original is
+replaced by straight-through Gumbel-softmax, as in the re-implementations
+used by FR, DR and G-RAT; the predictor max-pools over kept words.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from cinnamon.registry import RegistrationKey
+
+from pyhighlights.models.base import OptimConfig, SPPModel
+from pyhighlights.registry import Param, registration_key as key
+
+
+class RNPConfig(OptimConfig):
+    selector: RegistrationKey = Param(key("selector", "gumbel"))
+    predictor: RegistrationKey = Param(key("predictor", "mlp"))
+    losses: dict[str, RegistrationKey] = Param(
+        {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
+         "continuity": key("loss", "continuity")})
+    child_defaults: ClassVar[dict] = {"losses.sparsity": {"weight": 10.0, "target": 0.15}, "losses.continuity": {"weight": 10.0}}
+
+
+class RNP(SPPModel):
+    def __init__(self, *, selector, predictor, **common):
+        super().__init__(**common)
+        self.selector_encoder = self.make_backbone()
+        self.predictor_encoder = self.make_backbone()
+        size = self.selector_encoder.output_size
+        self.selector = self.build_part("selector", selector, "model.selector", input_size=size)
+        self.predictor = self.build_part("predictor", predictor, "model.predictor",
+                                         input_size=self.predictor_encoder.output_size, num_classes=self.num_classes)
+
+    def select(self, batch):
+        states, _ = self.encode_words(self.selector_encoder, batch)
+        return self.selector(self.word_states(states, batch), batch.word_mask)
+
+    def predict(self, batch, keep_words):
+        states, pool_mask = self.encode_words(self.predictor_encoder, batch, keep_words)
+        return self.predictor(self.pool(states, pool_mask))
+
+    def forward(self, batch):
+        selection = self.select(batch)
+        return self.outputs(batch, selection, self.predict(batch, selection.mask))

@@ -1,0 +1,181 @@
+"""From a composed Hydra config to trained models and a results table.
+
+``run(cfg)`` validates every config section against its registered
+configuration before building anything, loads the corpus once, then trains
+and tests one model per seed, writing the run directory as it goes.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as pl
+import torch
+from lightning.pytorch.loggers import CSVLogger
+from omegaconf import DictConfig, OmegaConf
+
+from pyhighlights import registry
+from pyhighlights.config.resolve import ConfigError, Spec, build, validate
+from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckpoint, WarmupAwareEarlyStopping,
+                                             check_monitors)
+from pyhighlights.training.manifest import write_manifest
+from pyhighlights.training.rundir import RunDirectory
+
+log = logging.getLogger("pyhighlights")
+
+SECTIONS = ("dataset", "model", "backbone", "embeddings", "trainer")
+
+
+@dataclass
+class RunSpecs:
+    dataset: Spec
+    model: Spec
+    backbone: Spec
+    embeddings: Spec
+    trainer: Spec
+
+    def as_dict(self) -> dict[str, Spec]:
+        return {name: getattr(self, name) for name in SECTIONS}
+
+
+def resolve_specs(cfg: DictConfig | dict) -> RunSpecs:
+    """Validate every section; the first bad field raises :class:`ConfigError` naming it."""
+    container = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg)
+    specs = {}
+    for section in SECTIONS:
+        if section not in container:
+            raise ConfigError(f"{section}: missing section; choose one of {', '.join(registry.available(section))}")
+        specs[section] = validate(section, container[section], section)
+    return RunSpecs(**specs)
+
+
+def seeds_of(cfg: DictConfig | dict) -> list[int]:
+    seeds = cfg.get("seeds")
+    if seeds is None:
+        return [int(cfg.get("seed", 0))]
+    seeds = list(seeds)
+    if not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds) or len(set(seeds)) != len(seeds):
+        raise ConfigError(f"seeds: expected a list of distinct non-negative integers, got {seeds}")
+    return seeds
+
+
+class Experiment:
+    """The pieces shared by every seed of a run: corpus, inputs, specs."""
+
+    def __init__(self, specs: RunSpecs):
+        self.specs = specs
+        self.settings = build("trainer", specs.trainer)
+        torch.set_num_threads(self.settings.threads())
+        self.source = build("dataset", specs.dataset)
+        self.corpus = self.source.load()
+        backbone_class = registry.entry("backbone", specs.backbone["name"]).component
+        self.inputs = backbone_class.prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
+        log.info("corpus %s: %d train / %d validation / %d test documents; %s", self.corpus.name,
+                 len(self.corpus.train), len(self.corpus.validation), len(self.corpus.test), self.corpus.info)
+
+    def datamodule(self, seed: int):
+        from pyhighlights.data.datamodule import SPPDataModule
+
+        return SPPDataModule(self.corpus, self.inputs.text_encoder, batch_size=self.settings.batch_size,
+                             eval_batch_size=self.settings.eval_batch_size, seed=seed,
+                             num_workers=self.settings.num_workers)
+
+    def model(self) -> pl.LightningModule:
+        return build("model", self.specs.model, path="model", backbone_factory=self.inputs.backbone_factory,
+                     num_classes=self.corpus.num_classes)
+
+    def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
+        s = self.settings
+        callbacks: list[pl.Callback] = []
+        if s.save_checkpoints:
+            callbacks.append(WarmupAwareCheckpoint(dirpath=out_dir / "checkpoints", filename="best-{epoch}",
+                                                   monitor=s.monitor, mode=s.mode, save_top_k=1))
+        if s.patience:
+            callbacks.append(WarmupAwareEarlyStopping(monitor=s.monitor, mode=s.mode, patience=s.patience))
+        check_monitors(callbacks)
+        callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test]))
+        if s.show_progress():
+            from lightning.pytorch.callbacks import TQDMProgressBar
+
+            callbacks.append(TQDMProgressBar(refresh_rate=10))
+        kwargs = dict(
+            max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
+            strategy=s.strategy, precision=s.precision, callbacks=callbacks,
+            logger=CSVLogger(out_dir, name="", version=""), enable_progress_bar=s.show_progress(),
+            enable_model_summary=False, limit_train_batches=s.limit_train_batches,
+            limit_val_batches=s.limit_val_batches, log_every_n_steps=s.log_every_n_steps,
+            deterministic=s.deterministic, use_distributed_sampler=False, enable_checkpointing=s.save_checkpoints,
+            default_root_dir=out_dir,
+        )
+        kwargs.update(overrides)
+        return pl.Trainer(**kwargs)
+
+    def train_seed(self, seed: int, out_dir: Path, **trainer_overrides: Any) -> dict[str, float]:
+        pl.seed_everything(seed, workers=True, verbose=False)
+        datamodule = self.datamodule(seed)
+        model = self.model()
+        trainer = self.trainer(out_dir, model, **trainer_overrides)
+        trainer.fit(model, datamodule=datamodule)
+        checkpoint = trainer.checkpoint_callback
+        best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
+        if best is None and checkpoint is not None:
+            log.warning("no checkpoint was selected (no scored validation epoch); testing the final weights")
+        results = trainer.test(model, datamodule=datamodule, ckpt_path=best, verbose=False)
+        metrics = {k: float(v) for k, v in (results[0] if results else {}).items()}
+        for name in ("test/accuracy", "test/highlight_f1", "test/sparsity"):
+            if name in metrics and trainer.is_global_zero:
+                log.info("seed %d %s = %.4f", seed, name, metrics[name])
+        metrics["best_epoch"] = _epoch_of(best)
+        self._rename_metrics_csv(out_dir)
+        return metrics
+
+    @staticmethod
+    def _rename_metrics_csv(out_dir: Path) -> None:
+        # CSVLogger writes <out>/metrics.csv with name="" and version=""; keep it where the layout says.
+        produced = out_dir / "metrics.csv"
+        if not produced.exists():
+            for candidate in out_dir.rglob("metrics.csv"):
+                candidate.replace(produced)
+                break
+
+
+def _epoch_of(path: str | None) -> float:
+    if not path:
+        return float("nan")
+    stem = Path(path).stem
+    try:
+        return float(stem.split("epoch=")[1].split("-")[0])
+    except (IndexError, ValueError):
+        return float("nan")
+
+
+def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None) -> dict[str, Any]:
+    """Train and test every seed of ``cfg`` into ``run_dir``; return the results payload."""
+    specs = resolve_specs(cfg)
+    seeds = seeds_of(cfg)
+    rank_zero = _global_rank() == 0
+    directory = RunDirectory(run_dir)
+    if rank_zero:
+        directory.claim()
+    experiment = Experiment(specs)
+    if rank_zero:
+        write_manifest(directory.path / "manifest.json", specs=specs.as_dict(), seeds=seeds, command=command,
+                       data_files=experiment.source.files(), corpus_info=experiment.corpus.info,
+                       inputs_info=experiment.inputs.info)
+    for seed in seeds:
+        out_dir = directory.seed_dir(seed, several=len(seeds) > 1)
+        metrics = experiment.train_seed(seed, out_dir)
+        if rank_zero:
+            directory.add_seed(seed, metrics)
+    return {"seeds": directory.seeds}
+
+
+def _global_rank() -> int:
+    import os
+
+    for variable in ("RANK", "SLURM_PROCID", "LOCAL_RANK"):
+        if variable in os.environ:
+            return int(os.environ[variable])
+    return 0

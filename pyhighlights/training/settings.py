@@ -1,0 +1,53 @@
+"""Trainer settings: the ``trainer`` config group, typed like every component."""
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+from pyhighlights.registry import Configuration, Param, Real
+
+
+class TrainerConfig(Configuration):
+    max_epochs: int = Param(20, ge=1)
+    batch_size: int = Param(256, ge=1)
+    eval_batch_size: int | None = Param(None, ge=1, description="null = batch_size")
+    accelerator: str = Param("cpu", pattern="^(cpu|gpu|cuda|mps|auto)$")
+    devices: int = Param(1, ge=1)
+    num_nodes: int = Param(1, ge=1)
+    strategy: str = Param("auto", description="Lightning strategy: auto, ddp, ddp_spawn, ...")
+    precision: str = Param("32-true", pattern="^(32-true|32|16-mixed|bf16-mixed|bf16-true|64-true)$")
+    monitor: str = Param("val/accuracy", description="quantity for best checkpoint and early stopping")
+    mode: Literal["min", "max"] = Param("max")
+    patience: int = Param(0, ge=0, description="early-stopping patience in epochs, 0 = off")
+    num_threads: int | None = Param(None, ge=1, description="torch CPU threads per process; null = OMP_NUM_THREADS or 1")
+    num_workers: int = Param(0, ge=0, description="DataLoader worker processes")
+    limit_train_batches: float = Real(1.0, gt=0.0)
+    limit_val_batches: float = Real(1.0, gt=0.0)
+    log_every_n_steps: int = Param(10, ge=1)
+    progress_bar: bool | None = Param(None, description="null = on in an interactive terminal, off in CI")
+    deterministic: bool = Param(False)
+    save_checkpoints: bool = Param(True, description="keep the best checkpoint under checkpoints/")
+
+
+class TrainerSettings:
+    """Validated trainer settings (the registered 'trainer' component)."""
+
+    def __init__(self, **values):
+        self.values = values
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    def threads(self) -> int:
+        if self.num_threads is not None:
+            return self.num_threads
+        # torch's default (one thread per core) makes small recurrent models
+        # many times slower on shared machines; one thread per process is the
+        # safe default, and OMP_NUM_THREADS still wins when set.
+        return int(os.environ.get("OMP_NUM_THREADS", "1") or 1)
+
+    def show_progress(self) -> bool:
+        if self.progress_bar is not None:
+            return self.progress_bar
+        import sys
+
+        return sys.stderr.isatty() and not os.environ.get("CI")

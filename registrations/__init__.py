@@ -1,0 +1,4 @@
+"""Registration modules: every component, under its kind and name, with its typed default configuration.
+
+Imported by :func:`pyhighlights.registry.load_registrations`.
+"""

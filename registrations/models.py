@@ -1,0 +1,9 @@
+"""Select-then-predict models."""
+from pyhighlights.models import rnp
+from pyhighlights.registry import register
+
+register("model", "rnp", rnp.RNPConfig, rnp.RNP)
+
+from pyhighlights.models import grat  # noqa: E402
+
+register("model", "grat", grat.GRATConfig, grat.GRAT)
