@@ -92,9 +92,9 @@ class EncodedSplit(Dataset):
         return len(self.examples)
 
     def __getitem__(self, index: int | list[int]) -> EncodedExample | list[EncodedExample]:
-        if isinstance(index, int):
-            return self.examples[index]
-        return [self.examples[i] for i in index]
+        if isinstance(index, (list, tuple)):
+            return [self.examples[i] for i in index]
+        return self.examples[index]
 
     def lengths(self) -> list[int]:
         """Token counts, what bucketing sorts on."""

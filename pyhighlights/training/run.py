@@ -78,7 +78,8 @@ class Experiment:
     def datamodule(self, seed: int):
         from pyhighlights.data.datamodule import SPPDataModule
 
-        return SPPDataModule(self.corpus, self.inputs.text_encoder, batch_size=self.settings.batch_size,
+        encoder = self.inputs.text_encoder
+        return SPPDataModule(self.corpus, getattr(encoder, "vocabulary", None), encoder=encoder, batch_size=self.settings.batch_size,
                              eval_batch_size=self.settings.eval_batch_size, seed=seed,
                              num_workers=self.settings.num_workers)
 

@@ -1,9 +1,21 @@
-"""Bidirectional GRU / LSTM over word embeddings, with packed sequences."""
+"""Bidirectional GRU / LSTM over word embeddings, exact on variable lengths.
+
+Padding never reaches a real position: the forward direction reads each
+document left to right (right padding comes after every real word), and the
+backward direction reads each document reversed *within its own length*, so
+it starts at the last real word, exactly as a packed sequence would.
+
+Why not ``pack_padded_sequence``: on CPU, PyTorch's packed recurrent backward
+slices the packed data once per time step and each slice's gradient is a
+full-size zero tensor, so the backward is quadratic in the length (measured
+about 20x slower than the padded kernel at length 180, batch 256). Length
+bucketing keeps the padded tail short, so the padded kernel plus per-length
+reversal is both exact and fast.
+"""
 from __future__ import annotations
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from pyhighlights.components.backbones.base import Backbone, BackboneFactory, PreparedInputs
 from pyhighlights.registry import Configuration, Param, Real
@@ -27,12 +39,19 @@ class RecurrentConfig(Configuration):
         return config
 
 
-class RecurrentBackbone(Backbone):
-    """Embeddings -> dropout -> (Bi)GRU/LSTM -> dropout.
+def reverse_within_length(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Reverse each row's first ``lengths[b]`` positions along dim 1; padding stays in place."""
+    total = x.shape[1]
+    positions = torch.arange(total, device=x.device).unsqueeze(0)
+    lengths = lengths.to(x.device).unsqueeze(1)
+    index = torch.where(positions < lengths, lengths - 1 - positions, positions)
+    if x.dim() == 3:
+        index = index.unsqueeze(-1).expand(-1, -1, x.shape[2])
+    return torch.gather(x, 1, index)
 
-    Padding is excluded by packing the sequences to their real lengths, so a
-    batch padded to its longest document costs no recurrent steps on padding.
-    """
+
+class RecurrentBackbone(Backbone):
+    """Embeddings -> dropout -> (Bi)GRU/LSTM layers -> dropout [-> LayerNorm]."""
 
     def __init__(self, *, embedding_matrix: torch.Tensor, freeze_embeddings: bool = True, cell: str = "gru",
                  hidden_size: int = 200, num_layers: int = 1, bidirectional: bool = True, dropout: float = 0.2,
@@ -41,8 +60,10 @@ class RecurrentBackbone(Backbone):
         self.embedding = nn.Embedding.from_pretrained(embedding_matrix.clone(), freeze=freeze_embeddings, padding_idx=0)
         rnn = nn.GRU if cell == "gru" else nn.LSTM
         directions = 2 if bidirectional else 1
-        self.rnn = rnn(embedding_matrix.shape[1], hidden_size // directions, num_layers=num_layers,
-                       batch_first=True, bidirectional=bidirectional)
+        size = hidden_size // directions
+        inputs = [embedding_matrix.shape[1]] + [hidden_size] * (num_layers - 1)
+        self.forward_layers = nn.ModuleList(rnn(n, size, batch_first=True) for n in inputs)
+        self.backward_layers = nn.ModuleList(rnn(n, size, batch_first=True) for n in inputs) if bidirectional else None
         self.dropout = nn.Dropout(dropout)
         self.norm = nn.LayerNorm(hidden_size) if layer_norm else nn.Identity()
         self.output_size = hidden_size
@@ -50,20 +71,27 @@ class RecurrentBackbone(Backbone):
     @classmethod
     def prepare_inputs(cls, corpus, backbone_spec, embeddings_spec):
         from pyhighlights.config.resolve import build
+        from pyhighlights.data.encoding import WordEncoder
 
         source = build("embeddings", embeddings_spec, path="embeddings")
         vocabulary, embeddings = source.build(corpus)
         factory = BackboneFactory(backbone_spec, embedding_matrix=embeddings.weight,
                                   freeze_embeddings=not source.trainable)
-        return PreparedInputs(vocabulary, factory, {"embeddings": embeddings.info(), "vocabulary_size": len(vocabulary)})
+        return PreparedInputs(WordEncoder(vocabulary), factory,
+                              {"embeddings": embeddings.info(), "vocabulary_size": len(vocabulary)})
 
     def forward(self, input_ids, attention_mask, keep=None):
-        embedded = self.dropout(self.embedding(input_ids))
+        states = self.dropout(self.embedding(input_ids))
         if keep is not None:
-            embedded = embedded * keep.unsqueeze(-1)
-        lengths = attention_mask.sum(dim=1).clamp(min=1).cpu()
-        total = input_ids.shape[1]
-        packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)
-        output, _ = self.rnn(packed)
-        states, _ = pad_packed_sequence(output, batch_first=True, total_length=total)
+            states = states * keep.unsqueeze(-1)
+        lengths = attention_mask.sum(dim=1)
+        real = attention_mask.unsqueeze(-1).to(states.dtype)
+        for depth, forward_rnn in enumerate(self.forward_layers):
+            if depth:
+                states = self.dropout(states)
+            ahead, _ = forward_rnn(states)
+            if self.backward_layers is not None:
+                behind, _ = self.backward_layers[depth](reverse_within_length(states, lengths))
+                ahead = torch.cat([ahead, reverse_within_length(behind, lengths)], dim=-1)
+            states = ahead * real
         return self.norm(self.dropout(states))

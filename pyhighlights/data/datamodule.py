@@ -1,0 +1,132 @@
+"""The Lightning DataModule every SPP model trains on.
+
+Documents are encoded to tensors once in :meth:`SPPDataModule.setup`; the
+loaders then only pick indices and pad. Training batches are length-bucketed
+and reshuffled each epoch; evaluation batches are sorted by length. Under DDP
+the samplers shard by rank themselves (see :mod:`samplers`): create the
+Trainer with ``use_distributed_sampler=False`` (it also works with the
+default, because our samplers are ``DistributedSampler`` subclasses that
+Lightning leaves alone).
+"""
+from __future__ import annotations
+
+import lightning.pytorch as pl
+import torch.distributed as dist
+from torch.utils.data import DataLoader
+
+from pyhighlights.data.batch import Corpus
+from pyhighlights.data.collate import BatchCollator
+from pyhighlights.data.encoding import DocumentEncoder, EncodedSplit, WordEncoder
+from pyhighlights.data.samplers import BucketBatchSampler, EvalBatchSampler
+from pyhighlights.data.vocabulary import Vocabulary
+
+SPLITS = ("train", "validation", "test")
+
+
+class SPPDataModule(pl.LightningDataModule):
+    """Batches of :class:`~pyhighlights.data.batch.Batch` for a corpus.
+
+    ``encoder`` defaults to word-level encoding through ``vocabulary``; a
+    subword encoder with the same interface (see :mod:`encoding`) can replace
+    it. ``encoding_info[split]`` records documents, tokens and unknown words
+    per split once set up.
+    """
+
+    def __init__(
+        self,
+        corpus: Corpus,
+        vocabulary: Vocabulary,
+        *,
+        batch_size: int,
+        eval_batch_size: int | None = None,
+        bucket: bool = True,
+        seed: int = 0,
+        num_workers: int = 0,
+        shuffle: bool = True,
+        encoder: DocumentEncoder | None = None,
+        chunk_batches: int = 50,
+    ) -> None:
+        super().__init__()
+        self.corpus = corpus
+        self.vocabulary = vocabulary
+        self.encoder = encoder if encoder is not None else WordEncoder(vocabulary)
+        self.batch_size = batch_size
+        self.eval_batch_size = eval_batch_size or batch_size
+        self.bucket = bucket
+        self.seed = seed
+        self.num_workers = num_workers
+        self.shuffle = shuffle
+        self.chunk_batches = chunk_batches
+        self.collate = BatchCollator(self.encoder.pad_id)
+        self.datasets: dict[str, EncodedSplit] = {}
+        self.encoding_info: dict[str, dict] = {}
+
+    def setup(self, stage: str | None = None) -> None:
+        """Encode every split once (later calls are free)."""
+        for split in SPLITS:
+            if split not in self.datasets:
+                self.datasets[split] = self._encode(split)
+
+    def _encode(self, split: str) -> EncodedSplit:
+        documents = self.corpus.split(split)
+        counting = isinstance(self.encoder, WordEncoder)
+        if counting:
+            self.vocabulary.reset_counts()
+        dataset = EncodedSplit.from_documents(documents, self.encoder)
+        self.encoding_info[split] = {"documents": len(documents)}
+        if counting:
+            self.encoding_info[split].update(self.vocabulary.oov_counts())
+        return dataset
+
+    def rank_and_world_size(self) -> tuple[int, int]:
+        """From the attached Trainer, else from torch.distributed, else (0, 1)."""
+        if self.trainer is not None:
+            return self.trainer.global_rank, self.trainer.world_size
+        if dist.is_available() and dist.is_initialized():
+            return dist.get_rank(), dist.get_world_size()
+        return 0, 1
+
+    def _loader(self, split: str, sampler: BucketBatchSampler | EvalBatchSampler) -> DataLoader:
+        return DataLoader(
+            self.datasets[split],
+            sampler=sampler,
+            batch_size=None,  # the sampler yields whole batches
+            collate_fn=self.collate,
+            num_workers=self.num_workers,
+            persistent_workers=self.num_workers > 0,
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        self.setup()
+        rank, world_size = self.rank_and_world_size()
+        sampler = BucketBatchSampler(
+            self.datasets["train"].lengths(),
+            self.batch_size,
+            shuffle=self.shuffle,
+            bucket=self.bucket,
+            chunk_batches=self.chunk_batches,
+            seed=self.seed,
+            rank=rank,
+            world_size=world_size,
+        )
+        if self.trainer is not None:
+            # Lightning calls set_epoch too; this covers a loader made mid-run.
+            sampler.set_epoch(self.trainer.current_epoch)
+        return self._loader("train", sampler)
+
+    def _eval_dataloader(self, split: str) -> DataLoader:
+        self.setup()
+        rank, world_size = self.rank_and_world_size()
+        sampler = EvalBatchSampler(
+            self.datasets[split].lengths(), self.eval_batch_size, rank=rank, world_size=world_size
+        )
+        return self._loader(split, sampler)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._eval_dataloader("validation")
+
+    def test_dataloader(self) -> DataLoader:
+        return self._eval_dataloader("test")
+
+    def predict_dataloader(self) -> DataLoader:
+        return self._eval_dataloader("test")
