@@ -27,7 +27,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("out_dir", help="directory to write the corpus files into")
     parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
     parser.add_argument("--n-train", type=int, default=DEFAULTS["n_train"], help="reviews per training file")
-    parser.add_argument("--n-heldout", type=int, default=DEFAULTS["n_heldout"], help="reviews per heldout file")
+    parser.add_argument(
+        "--n-heldout", type=int, default=DEFAULTS["n_heldout"], help="reviews per heldout file"
+    )
     parser.add_argument("--n-test", type=int, default=DEFAULTS["n_test"], help="annotated reviews")
     parser.add_argument(
         "--correlation",
@@ -35,8 +37,12 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         default=DEFAULTS["correlation"],
         help="probability that an aspect copies the anchor aspect's polarity (0 independent, 1 all equal)",
     )
-    parser.add_argument("--min-length", type=int, default=DEFAULTS["min_length"], help="fewest tokens per review")
-    parser.add_argument("--max-length", type=int, default=DEFAULTS["max_length"], help="most tokens per review")
+    parser.add_argument(
+        "--min-length", type=int, default=DEFAULTS["min_length"], help="fewest tokens per review"
+    )
+    parser.add_argument(
+        "--max-length", type=int, default=DEFAULTS["max_length"], help="most tokens per review"
+    )
     return parser.parse_args(argv)
 
 

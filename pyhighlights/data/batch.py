@@ -75,3 +75,7 @@ class Batch:
 
     def to(self, device: torch.device | str) -> "Batch":
         return Batch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
+
+    def pin_memory(self) -> "Batch":
+        """Page-locked copy; DataLoader(pin_memory=True) calls this on each batch."""
+        return Batch(**{f.name: getattr(self, f.name).pin_memory() for f in fields(self)})

@@ -26,16 +26,19 @@ SPLITS = ("train", "validation", "test")
 class SPPDataModule(pl.LightningDataModule):
     """Batches of :class:`~pyhighlights.data.batch.Batch` for a corpus.
 
-    ``encoder`` defaults to word-level encoding through ``vocabulary``; a
-    subword encoder with the same interface (see :mod:`encoding`) can replace
-    it. ``encoding_info[split]`` records documents, tokens and unknown words
-    per split once set up.
+    ``encoder`` defaults to word-level encoding through ``vocabulary`` (which
+    may then be None if an encoder is given); a subword encoder with the same
+    interface (see :mod:`encoding`) can replace it. ``chunk_batches`` is how
+    many batches' worth of documents are sorted together when bucketing;
+    ``pin_memory`` is passed to the DataLoaders (GPU training).
+    ``encoding_info[split]`` records documents, tokens and unknown words per
+    split once set up.
     """
 
     def __init__(
         self,
         corpus: Corpus,
-        vocabulary: Vocabulary,
+        vocabulary: Vocabulary | None,
         *,
         batch_size: int,
         eval_batch_size: int | None = None,
@@ -45,11 +48,16 @@ class SPPDataModule(pl.LightningDataModule):
         shuffle: bool = True,
         encoder: DocumentEncoder | None = None,
         chunk_batches: int = 50,
+        pin_memory: bool = False,
     ) -> None:
         super().__init__()
         self.corpus = corpus
         self.vocabulary = vocabulary
-        self.encoder = encoder if encoder is not None else WordEncoder(vocabulary)
+        if encoder is None:
+            if vocabulary is None:
+                raise ValueError("SPPDataModule needs a vocabulary or an encoder")
+            encoder = WordEncoder(vocabulary)
+        self.encoder = encoder
         self.batch_size = batch_size
         self.eval_batch_size = eval_batch_size or batch_size
         self.bucket = bucket
@@ -57,6 +65,7 @@ class SPPDataModule(pl.LightningDataModule):
         self.num_workers = num_workers
         self.shuffle = shuffle
         self.chunk_batches = chunk_batches
+        self.pin_memory = pin_memory
         self.collate = BatchCollator(self.encoder.pad_id)
         self.datasets: dict[str, EncodedSplit] = {}
         self.encoding_info: dict[str, dict] = {}
@@ -69,13 +78,14 @@ class SPPDataModule(pl.LightningDataModule):
 
     def _encode(self, split: str) -> EncodedSplit:
         documents = self.corpus.split(split)
-        counting = isinstance(self.encoder, WordEncoder)
-        if counting:
-            self.vocabulary.reset_counts()
+        # Word-level encoding counts unknown words; other encoders need not.
+        vocabulary = self.encoder.vocabulary if isinstance(self.encoder, WordEncoder) else None
+        if vocabulary is not None:
+            vocabulary.reset_counts()
         dataset = EncodedSplit.from_documents(documents, self.encoder)
         self.encoding_info[split] = {"documents": len(documents)}
-        if counting:
-            self.encoding_info[split].update(self.vocabulary.oov_counts())
+        if vocabulary is not None:
+            self.encoding_info[split].update(vocabulary.oov_counts())
         return dataset
 
     def rank_and_world_size(self) -> tuple[int, int]:
@@ -94,6 +104,7 @@ class SPPDataModule(pl.LightningDataModule):
             collate_fn=self.collate,
             num_workers=self.num_workers,
             persistent_workers=self.num_workers > 0,
+            pin_memory=self.pin_memory,
         )
 
     def train_dataloader(self) -> DataLoader:

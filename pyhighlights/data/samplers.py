@@ -46,7 +46,9 @@ class BucketBatchSampler(DistributedSampler):
     ) -> None:
         if batch_size < 1 or chunk_batches < 1:
             raise ValueError(f"batch_size and chunk_batches must be >= 1, got {batch_size}, {chunk_batches}")
-        super().__init__(lengths, num_replicas=world_size, rank=rank, shuffle=shuffle, seed=seed, drop_last=True)
+        super().__init__(
+            lengths, num_replicas=world_size, rank=rank, shuffle=shuffle, seed=seed, drop_last=True
+        )
         self.lengths = np.asarray(lengths, dtype=np.int64)
         self.batch_size = batch_size
         self.bucket = bucket
@@ -93,7 +95,9 @@ class EvalBatchSampler(DistributedSampler):
     metrics whose state is summed across ranks.
     """
 
-    def __init__(self, lengths: Sequence[int], batch_size: int, *, rank: int = 0, world_size: int = 1) -> None:
+    def __init__(
+        self, lengths: Sequence[int], batch_size: int, *, rank: int = 0, world_size: int = 1
+    ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         super().__init__(lengths, num_replicas=world_size, rank=rank, shuffle=False, drop_last=False)

@@ -86,6 +86,19 @@ class SPPModel(pl.LightningModule):
     def forward(self, batch: Batch) -> dict[str, torch.Tensor]:
         raise NotImplementedError
 
+    # --- explanation interface (evaluation, faithfulness, post-hoc comparison) -------
+    def select(self, batch: Batch) -> Selection:
+        """The model's selection for ``batch`` (deterministic in eval mode)."""
+        raise NotImplementedError
+
+    def predict(self, batch: Batch, keep_words: torch.Tensor) -> torch.Tensor:
+        """Class logits [B, C] from the words where ``keep_words`` [B, W] is 1."""
+        raise NotImplementedError
+
+    def word_scores(self, batch: Batch) -> torch.Tensor:
+        """Soft per-word scores [B, W] (p(keep)), for AUPRC and top-k comparisons."""
+        return self.select(batch).keep_probability * batch.word_mask
+
     # --- optimisation ---------------------------------------------------------------
     def param_groups(self, modules: Iterable[nn.Module], lr: float | None = None) -> list[dict[str, Any]]:
         """Adam parameter groups for ``modules``: encoder parameters get ``encoder_lr``."""

@@ -57,7 +57,8 @@ def test_aspect_index_out_of_range_lists_aspects() -> None:
 def test_unknown_label_names_file_and_line(tmp_path: Path) -> None:
     write_r2a(tmp_path)
     path = write_text(tmp_path / "hotel_Location.dev", DEV + ["x\t2\tthree classes?"])
-    with pytest.raises(CorpusFormatError, match=r"line 4: unknown label 2; expected one of \[0, 1\]") as caught:
+    expected = r"line 4: unknown label 2; expected one of \[0, 1\]"
+    with pytest.raises(CorpusFormatError, match=expected) as caught:
         load_r2a(tmp_path, "hotel", "Location")
     assert caught.value.path == path
     # With three label names, 2 is a valid class.

@@ -114,7 +114,11 @@ def test_written_corpus_loads_with_both_classes_and_middle_band(tmp_path: Path) 
 
 @pytest.mark.parametrize(
     "bad, message",
-    [({"correlation": 1.5}, "correlation"), ({"min_length": 5}, "min_length"), ({"max_length": 20}, "max_length")],
+    [
+        ({"correlation": 1.5}, "correlation"),
+        ({"min_length": 5}, "min_length"),
+        ({"max_length": 20}, "max_length"),
+    ],
 )
 def test_bad_parameters(tmp_path: Path, bad: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -124,7 +128,10 @@ def test_bad_parameters(tmp_path: Path, bad: dict, message: str) -> None:
 def test_cache_directory_is_reused_and_race_safe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYHIGHLIGHTS_CACHE", str(tmp_path))
     found: list[Path] = []
-    threads = [threading.Thread(target=lambda: found.append(synthetic_beer_dir(seed=1, **TINY))) for _ in range(4)]
+    def make() -> None:
+        found.append(synthetic_beer_dir(seed=1, **TINY))
+
+    threads = [threading.Thread(target=make) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -149,16 +156,19 @@ def test_shipped_tiny_fixture_matches_generator(tmp_path: Path) -> None:
 
 
 def test_command_line_script(tmp_path: Path) -> None:
-    arguments = ["--n-train", "5", "--n-heldout", "2", "--n-test", "3", "--min-length", "25", "--max-length", "40"]
+    sizes = {"n_train": 5, "n_heldout": 2, "n_test": 3, "min_length": 25, "max_length": 40}
+    arguments = [f"--{name.replace('_', '-')}={value}" for name, value in sizes.items()]
     script = REPO / "scripts" / "make_synthetic.py"
     done = subprocess.run(
         [sys.executable, str(script), str(tmp_path / "out"), "--seed", "4", *arguments],
         capture_output=True, text=True, check=True,
     )
     assert "wrote synthetic Beer corpus" in done.stdout
-    expected = write_synthetic_beer(tmp_path / "lib", seed=4, n_train=5, n_heldout=2, n_test=3, min_length=25, max_length=40)
+    expected = write_synthetic_beer(tmp_path / "lib", seed=4, **sizes)
     assert files(tmp_path / "out") == files(expected)
     failed = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "bad"), "--correlation", "2"], capture_output=True, text=True
+        [sys.executable, str(script), str(tmp_path / "bad"), "--correlation", "2"],
+        capture_output=True,
+        text=True,
     )
     assert failed.returncode != 0 and "correlation must be in [0, 1]" in failed.stderr
