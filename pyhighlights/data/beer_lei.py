@@ -97,6 +97,7 @@ def load_lei_beer(
     balance: bool = True,
     seed: int = 0,
     skip_malformed: bool = False,
+    remove_leakage: bool | None = None,
 ) -> Corpus:
     """Read the Lei et al. Beer corpus for one aspect.
 
@@ -104,6 +105,8 @@ def load_lei_beer(
     documents of the majority class (seeded); validation (heldout) and test
     (annotations.json) keep their label distribution. What was dropped,
     skipped and truncated is counted in ``Corpus.info["splits"][split]``.
+    ``remove_leakage`` (None, False, True): the leakage audit, see
+    :func:`pyhighlights.data.preprocess.assemble_corpus`.
     """
     index = resolve_lei_aspect(aspect)
     files = require_files(data_dir, lei_file_names(index), LEI_PUBLICATION)
@@ -131,6 +134,7 @@ def load_lei_beer(
         balance=balance,
         seed=seed,
         info=info,
+        remove_leakage=remove_leakage,
     )
     logger.info("loaded Beer (Lei 2016) aspect %s: %s", LEI_ASPECTS[index], counts)
     return corpus

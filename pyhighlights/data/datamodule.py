@@ -11,6 +11,7 @@ Lightning leaves alone).
 from __future__ import annotations
 
 import lightning.pytorch as pl
+import torch
 import torch.distributed as dist
 from torch.utils.data import DataLoader
 
@@ -105,6 +106,9 @@ class SPPDataModule(pl.LightningDataModule):
             num_workers=self.num_workers,
             persistent_workers=self.num_workers > 0,
             pin_memory=self.pin_memory,
+            # Its own generator: creating an iterator then leaves the global
+            # random state alone, so a resumed run draws the same noise.
+            generator=torch.Generator().manual_seed(self.seed),
         )
 
     def train_dataloader(self) -> DataLoader:

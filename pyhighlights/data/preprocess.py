@@ -99,13 +99,24 @@ def assemble_corpus(
     balance: bool,
     seed: int,
     info: dict,
+    remove_leakage: bool | None = None,
 ) -> Corpus:
     """Finish the three splits the same way for every loader and record it.
 
     Only the training split is balanced; evaluation splits keep the label
     distribution the corpus has. ``info`` (the loader's own keys) is extended
     with the preprocessing options and ``info["splits"]``, the per-split counts.
+    ``remove_leakage``: None skips the leakage audit; False audits and reports
+    documents shared between splits (``info["leakage"]``); True also removes
+    them (see :mod:`pyhighlights.data.leakage`), before balancing and truncation.
     """
+    if remove_leakage is not None:
+        from pyhighlights.data.leakage import apply_leakage_policy
+
+        documents, leakage = apply_leakage_policy(documents, remove_leakage, corpus=name)
+        for split, removed in leakage["removed"].items():
+            counts[split]["leakage_removed"] = removed
+        info = {**info, "leakage": leakage}
     common = {"max_length": max_length, "num_classes": len(label_names)}
     splits = {
         split: finish_split(

@@ -154,6 +154,7 @@ def load_r2a(
     seed: int = 0,
     skip_malformed: bool = False,
     label_names: list[str] | tuple[str, ...] = tuple(BINARY_LABEL_NAMES),
+    remove_leakage: bool | None = None,
 ) -> Corpus:
     """Read one aspect of an R2A-layout corpus (``corpus="hotel"`` or ``"beer"``).
 
@@ -161,6 +162,8 @@ def load_r2a(
     is balanced by dropping random majority-class documents when ``balance``;
     all splits are truncated to ``max_length`` tokens. Counts per split are in
     ``Corpus.info["splits"]``.
+    ``remove_leakage`` (None, False, True): the leakage audit, see
+    :func:`pyhighlights.data.preprocess.assemble_corpus`.
     """
     name = resolve_r2a_aspect(corpus, aspect)
     publication = R2A_PUBLICATION
@@ -195,6 +198,7 @@ def load_r2a(
         balance=balance,
         seed=seed,
         info=info,
+        remove_leakage=remove_leakage,
     )
     logger.info("loaded %s (R2A layout) aspect %s: %s", corpus, name, counts)
     return result

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pyhighlights.config.resolve import ConfigError
 from pyhighlights.data.batch import Corpus
 from pyhighlights.registry import Configuration, Param
 
@@ -38,6 +39,8 @@ class BeerCommon(Configuration):
 
 class LeiBeerConfig(BeerCommon):
     data_dir: str | None = Param(None, description="directory with reviews.aspect*.{train,heldout}.txt[.gz] and annotations.json")
+    remove_leakage: bool = Param(False, description="drop train/validation reviews whose text is also in a later split "
+                                                    "(false: only count them in the manifest)")
 
 
 class LeiBeer(CorpusSource):
@@ -45,15 +48,15 @@ class LeiBeer(CorpusSource):
 
     def directory(self) -> Path:
         if not self.data_dir:
-            raise ValueError("dataset.data_dir: required for dataset=beer (a directory of the Lei et al. 2016 "
-                             "files: reviews.aspect{0,1,2}.{train,heldout}.txt[.gz] and annotations.json)")
+            raise ConfigError("dataset.data_dir: required for dataset=beer (a directory of the Lei et al. 2016 "
+                              "files: reviews.aspect{0,1,2}.{train,heldout}.txt[.gz] and annotations.json)")
         return Path(self.data_dir).expanduser()
 
     def load(self) -> Corpus:
         from pyhighlights.data.beer_lei import load_lei_beer
 
         return load_lei_beer(self.directory(), self.aspect, max_length=self.max_length, balance=self.balance,
-                             seed=self.seed, skip_malformed=self.skip_malformed)
+                             seed=self.seed, skip_malformed=self.skip_malformed, remove_leakage=self.remove_leakage)
 
 
 class SynthBeerConfig(BeerCommon):
@@ -81,3 +84,153 @@ class SynthBeer(CorpusSource):
                                seed=self.seed, skip_malformed=self.skip_malformed)
         corpus.name = "synth_beer"
         return corpus
+
+
+# --- corpora read from files the user points to (issue 5) ---------------------------------------------------
+
+
+class FileCorpusCommon(Configuration):
+    data_dir: str | None = Param(None, description="directory with the corpus files as distributed")
+    max_length: int = Param(256, ge=1, description="truncate documents to this many words")
+    balance: bool = Param(False, description="balance the training classes by dropping majority examples")
+    seed: int = Param(0, ge=0, description="seed of the balancing")
+    skip_malformed: bool = Param(False, description="skip (and count) malformed records instead of failing")
+    remove_leakage: bool = Param(True, description="drop train/validation documents whose text is also in a "
+                                                   "later split (test > validation > train); false: only count them")
+
+
+class FileCorpus(CorpusSource):
+    """A corpus in ``data_dir``; ``files()`` lists only the files read (for the manifest checksums)."""
+
+    corpus_key = ""
+    layout = ""
+
+    def directory(self) -> Path:
+        if not self.data_dir:
+            raise ConfigError(f"dataset.data_dir: required for dataset={self.corpus_key} (a directory with "
+                              f"{self.layout}); see data/README.md")
+        return Path(self.data_dir).expanduser()
+
+    def files(self) -> list[Path]:
+        from pyhighlights.data.corpus_files import require_files
+
+        return sorted(require_files(self.directory(), self.file_names(), "").values())
+
+    def file_names(self) -> dict[str, list[str]]:
+        raise NotImplementedError
+
+    def options(self) -> dict:
+        return {"max_length": self.max_length, "balance": self.balance, "seed": self.seed,
+                "skip_malformed": self.skip_malformed, "remove_leakage": self.remove_leakage}
+
+
+class HotelConfig(FileCorpusCommon):
+    aspect: str | int = Param("location", description="location|service|cleanliness or 0|1|2")
+
+
+class Hotel(FileCorpus):
+    """Hotel reviews, R2A release (Bao et al. 2018): see :mod:`pyhighlights.data.hotel`."""
+
+    corpus_key = "hotel"
+    layout = "hotel_{Aspect}.{train,dev} and annotations/hotel_{Aspect}.train (R2A TSV layout)"
+
+    def aspect_name(self) -> str:
+        from pyhighlights.data.hotel import resolve_hotel_aspect
+
+        try:
+            return resolve_hotel_aspect(self.aspect)
+        except ValueError as error:
+            raise ConfigError(f"dataset.aspect: {error}") from None
+
+    def file_names(self):
+        from pyhighlights.data.r2a import r2a_file_names
+
+        return r2a_file_names("hotel", self.aspect_name())
+
+    def load(self) -> Corpus:
+        from pyhighlights.data.hotel import load_hotel
+
+        return load_hotel(self.directory(), self.aspect_name(), **self.options())
+
+
+class BeerR2AConfig(FileCorpusCommon):
+    aspect: str | int = Param("look", description="look|aroma|palate or 0|1|2 (R2A file names)")
+    balance: bool = Param(True, description="balance the training classes by dropping majority examples")
+
+
+class BeerR2A(FileCorpus):
+    """BeerAdvocate in the R2A TSV layout (Bao et al. 2018): beer_{Look,Aroma,Palate}.{train,dev}, annotations/."""
+
+    corpus_key = "beer_r2a"
+    layout = "beer_{Aspect}.{train,dev} and annotations/beer_{Aspect}.train (R2A TSV layout)"
+
+    def aspect_name(self) -> str:
+        from pyhighlights.data.r2a import R2A_ASPECTS, resolve_r2a_aspect
+
+        try:
+            name = resolve_r2a_aspect("beer", self.aspect)
+        except ValueError as error:
+            raise ConfigError(f"dataset.aspect: {error}") from None
+        if name not in R2A_ASPECTS["beer"]:
+            raise ConfigError(f"dataset.aspect: unknown R2A beer aspect {self.aspect!r}; expected one of "
+                              f"{', '.join(a.lower() for a in R2A_ASPECTS['beer'])} or 0-2")
+        return name
+
+    def file_names(self):
+        from pyhighlights.data.r2a import r2a_file_names
+
+        return r2a_file_names("beer", self.aspect_name())
+
+    def load(self) -> Corpus:
+        from pyhighlights.data.r2a import load_r2a
+
+        corpus = load_r2a(self.directory(), "beer", self.aspect_name(), **self.options())
+        corpus.name = f"beer_r2a/{self.aspect_name()}"
+        return corpus
+
+
+class MoviesConfig(FileCorpusCommon):
+    max_length: int = Param(1024, ge=1, description="truncate reviews to this many words (reported in the log)")
+    remove_leakage: bool = Param(False, description="drop train/validation documents whose text is also in a "
+                                                    "later split; false: only count them")
+    check_evidence_text: bool = Param(True, description="check that each evidence's text matches its token span")
+
+
+class Movies(FileCorpus):
+    """ERASER movie reviews (DeYoung et al. 2020): see :mod:`pyhighlights.data.movies`."""
+
+    corpus_key = "movies"
+    layout = "docs/ and {train,val,test}.jsonl (ERASER movies)"
+
+    def file_names(self):
+        from pyhighlights.data.movies import MOVIES_SPLIT_FILES
+
+        return {split: [name] for split, name in MOVIES_SPLIT_FILES.items()}
+
+    def files(self) -> list[Path]:
+        docs = self.directory() / "docs"
+        return super().files() + (sorted(p for p in docs.iterdir() if p.is_file()) if docs.is_dir() else [])
+
+    def load(self) -> Corpus:
+        from pyhighlights.data.movies import load_movies
+
+        return load_movies(self.directory(), check_evidence_text=self.check_evidence_text, **self.options())
+
+
+class HateXplainConfig(FileCorpusCommon):
+    pass
+
+
+class HateXplain(FileCorpus):
+    """HateXplain (Mathew et al. 2021), three classes: see :mod:`pyhighlights.data.hatexplain`."""
+
+    corpus_key = "hatexplain"
+    layout = "dataset.json and post_id_divisions.json (HateXplain release)"
+
+    def file_names(self):
+        return {"dataset": ["dataset.json"], "divisions": ["post_id_divisions.json"]}
+
+    def load(self) -> Corpus:
+        from pyhighlights.data.hatexplain import load_hatexplain
+
+        return load_hatexplain(self.directory(), **self.options())

@@ -175,6 +175,39 @@ class SPPModel(pl.LightningModule):
         self.log_train(total, parts, outputs, batch.size)
         return total
 
+    # --- exact resume ---------------------------------------------------------------
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        # Lightning does not store random states; Gumbel noise and dropout draw
+        # from them, so a resumed run restores them to continue exactly.
+        import random
+
+        import numpy as np
+
+        name, keys, position, has_gauss, cached = np.random.get_state()
+        # Plain types only, so the checkpoint still loads with weights_only=True.
+        checkpoint["pyhighlights_rng"] = {"torch": torch.get_rng_state(),
+                                          "numpy": [name, keys.tolist(), int(position), int(has_gauss), float(cached)],
+                                          "python": random.getstate()}
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        self._pending_rng = checkpoint.get("pyhighlights_rng")
+
+    def on_train_start(self) -> None:
+        # Restored here, not in on_load_checkpoint: Lightning draws from the
+        # global generator between loading and training (it did so in the
+        # uninterrupted run too, before the checkpoint was written).
+        state = getattr(self, "_pending_rng", None)
+        if state is not None:
+            import random
+
+            import numpy as np
+
+            torch.set_rng_state(state["torch"])
+            name, keys, position, has_gauss, cached = state["numpy"]
+            np.random.set_state((name, np.asarray(keys, dtype=np.uint32), position, has_gauss, cached))
+            random.setstate(state["python"])
+            self._pending_rng = None
+
     # --- evaluation -----------------------------------------------------------------
     def evaluation_scales(self) -> Mapping[str, float] | None:
         return None

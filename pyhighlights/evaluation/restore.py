@@ -1,0 +1,174 @@
+"""Rebuilding a finished training run from its directory.
+
+``manifest.json`` holds every validated parameter of the run (dataset,
+model, backbone, embeddings, trainer). Rebuilding the
+:class:`~pyhighlights.training.run.Experiment` from them reloads the training
+corpus, hence the same vocabulary and embedding shapes, and the model's
+weights then come from each seed's best checkpoint (``checkpoints/*.ckpt``,
+the one the training run tested). Another split or another corpus in the
+same format is encoded with the training vocabulary, as the model needs.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from pyhighlights.config.resolve import validate
+from pyhighlights.data.batch import Corpus
+from pyhighlights.training.manifest import sha256
+
+log = logging.getLogger("pyhighlights")
+
+SPLIT_ALIASES = {"test": "test", "validation": "validation", "val": "validation", "dev": "validation",
+                 "train": "train"}
+#: Metric-name prefix of each split, as the training loop logs them.
+SPLIT_PREFIX = {"test": "test", "validation": "val", "train": "train"}
+
+
+class RunNotFound(FileNotFoundError):
+    """The path is not a training run directory (or a checkpoint inside one)."""
+
+
+def canonical_split(split: str) -> str:
+    try:
+        return SPLIT_ALIASES[str(split)]
+    except KeyError:
+        raise ValueError(f"split={split}: expected one of test, validation (val), train") from None
+
+
+def locate(path: str | Path) -> tuple[Path, Path | None]:
+    """``(run directory, checkpoint or None)`` for a run directory or a checkpoint file inside one."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise RunNotFound(f"{path}: no such file or directory")
+    checkpoint = path if path.is_file() else None
+    for candidate in ([path] if path.is_dir() else []) + list(path.parents):
+        if (candidate / "manifest.json").is_file():
+            return candidate, checkpoint
+    raise RunNotFound(f"{path}: no manifest.json here or above; expected a training run directory "
+                      f"(written by scripts/train.py) or a checkpoint inside one")
+
+
+class RestoredRun:
+    """A training run rebuilt from ``manifest.json``: specs, experiment, checkpoints, models."""
+
+    def __init__(self, path: str | Path):
+        self.path, self.only_checkpoint = locate(path)
+        self.manifest: dict[str, Any] = json.loads((self.path / "manifest.json").read_text())
+        self.seeds: list[int] = list(self.manifest.get("seeds") or [0])
+
+    # --- parameters ---------------------------------------------------------------
+    @cached_property
+    def specs(self):
+        """The run's specs, re-validated (parameters added since the run get their defaults)."""
+        from pyhighlights.training.run import resolve_specs
+
+        return resolve_specs(self.manifest["parameters"])
+
+    @property
+    def model_name(self) -> str:
+        return self.manifest["parameters"]["model"]["name"]
+
+    @cached_property
+    def experiment(self):
+        """The training experiment: training corpus, vocabulary, backbone factory."""
+        from pyhighlights.training.run import Experiment
+
+        experiment = Experiment(self.specs)
+        self._check_data_files(experiment.source.files())
+        return experiment
+
+    def _check_data_files(self, files: list[Path]) -> None:
+        recorded = self.manifest.get("data_files") or {}
+        changed = [str(p) for p in files if str(p) in recorded and sha256(p) != recorded[str(p)]]
+        if changed:
+            log.warning("data files changed since training (the vocabulary may differ): %s", ", ".join(changed))
+
+    # --- checkpoints and models ---------------------------------------------------
+    def seed_dir(self, seed: int) -> Path:
+        return self.path / f"seed{seed}" if len(self.seeds) > 1 else self.path
+
+    def checkpoint(self, seed: int) -> Path:
+        """The best checkpoint of ``seed`` (the only ``.ckpt`` in its ``checkpoints/``, or ``best-*``)."""
+        folder = self.seed_dir(seed) / "checkpoints"
+        found = sorted(folder.glob("*.ckpt"))
+        best = [p for p in found if p.name.startswith("best")]
+        if len(best) == 1:
+            return best[0]
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise RunNotFound(f"{folder}: no checkpoint (was the run trained with trainer.save_checkpoints=false?)")
+        raise RunNotFound(f"{folder}: several checkpoints ({', '.join(p.name for p in found)}); "
+                          f"pass the one to evaluate instead of the run directory")
+
+    def checkpoints(self) -> dict[int, Path]:
+        """Seed -> checkpoint; only the given one when a checkpoint file was named."""
+        if self.only_checkpoint is not None:
+            return {self.seed_of(self.only_checkpoint): self.only_checkpoint}
+        return {seed: self.checkpoint(seed) for seed in self.seeds}
+
+    def seed_of(self, checkpoint: Path) -> int:
+        """The seed whose folder holds ``checkpoint`` (the only seed of a one-seed run)."""
+        parents = set(Path(checkpoint).resolve().parents)
+        for seed in self.seeds:
+            if self.seed_dir(seed).resolve() in parents:
+                return seed
+        raise RunNotFound(f"{checkpoint}: not inside a seed folder of {self.path}")
+
+    def load_model(self, checkpoint: Path, device: str | torch.device = "cpu"):
+        """The run's model with the checkpoint's weights, in eval mode on ``device``."""
+        model = self.experiment.model()
+        state = torch.load(checkpoint, map_location="cpu", weights_only=True)
+        model.load_state_dict(state["state_dict"], strict=True)
+        return model.eval().to(device)
+
+    # --- data ---------------------------------------------------------------------
+    def dataset_spec(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The run's dataset spec with ``overrides``; ``name`` switches the reader, keeping shared fields."""
+        spec = dict(self.specs.dataset)
+        overrides = dict(overrides or {})
+        name = overrides.pop("name", spec["name"])
+        if name != spec["name"]:
+            fresh = validate("dataset", {"name": name}, "dataset")
+            spec = {**fresh, **{k: v for k, v in spec.items() if k in fresh and k != "name"}}
+        spec = {**spec, **overrides, "name": name}
+        return validate("dataset", spec, "dataset")
+
+    def corpus(self, overrides: dict[str, Any] | None = None) -> Corpus:
+        """The training corpus, or the corpus the overridden dataset spec reads."""
+        if not overrides:
+            return self.experiment.corpus
+        from pyhighlights.config.resolve import build
+
+        corpus = build("dataset", self.dataset_spec(overrides)).load()
+        if corpus.num_classes != self.experiment.corpus.num_classes:
+            raise ValueError(f"dataset: {corpus.num_classes} classes, but the model was trained on "
+                             f"{self.experiment.corpus.num_classes}")
+        return corpus
+
+    @property
+    def default_batch_size(self) -> int:
+        settings = self.experiment.settings
+        return settings.eval_batch_size or settings.batch_size
+
+    def loader(self, corpus: Corpus, split: str, batch_size: int | None = None):
+        """Evaluation batches of one split, encoded with the training vocabulary/tokenizer."""
+        return split_loader(corpus, canonical_split(split), self.experiment.inputs.text_encoder,
+                            batch_size or self.default_batch_size)
+
+
+def split_loader(corpus: Corpus, split: str, encoder, batch_size: int):
+    """Length-sorted evaluation batches of ``corpus``'s ``split`` (documents in their split order as ids)."""
+    from pyhighlights.data.datamodule import SPPDataModule
+
+    only = Corpus(name=corpus.name, train=[], validation=[], test=corpus.split(split),
+                  label_names=corpus.label_names, info=corpus.info)
+    module = SPPDataModule(only, getattr(encoder, "vocabulary", None), encoder=encoder, batch_size=batch_size)
+    module.setup()
+    return module.test_dataloader()

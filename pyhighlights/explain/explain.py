@@ -1,0 +1,174 @@
+"""Explaining a trained run with a post-hoc method, and scoring the explanation.
+
+For each seed's best checkpoint and each batch of the split: the model's
+full-input prediction ŷ is the attribution target; the method's word scores
+become a highlight of the top round(rate·n) words; the scores and the
+highlight are scored like a rationaliser's (plausibility: highlight P/R/F1,
+IOU-F1, AUPRC of the raw scores; faithfulness on the explained model itself:
+comprehensiveness, sufficiency, AOPC), plus captum's normalised infidelity,
+max sensitivity and, for Integrated Gradients, the mean absolute convergence
+delta. Outputs: ``<run>/explain/<method>[-<tag>]/metrics.json`` and
+``scores.jsonl`` (``seed<N>/scores.jsonl`` for several seeds).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as pl
+import torch
+
+from pyhighlights.evaluation.outputs import claim_output, slug, write_metrics
+from pyhighlights.evaluation.restore import SPLIT_PREFIX, RestoredRun, canonical_split
+from pyhighlights.evaluation.scores import ExplanationScores, model_probabilities
+from pyhighlights.explain.forward import batch_fields
+from pyhighlights.explain.methods import METHODS, Attribution, make_method, method_parameters
+from pyhighlights.explain.robustness import word_infidelity, word_sensitivity
+from pyhighlights.explain.selection import rate_of_run, top_k_selection
+from pyhighlights.metrics import AOPC_FRACTIONS
+from pyhighlights.training.rundir import summarise
+
+log = logging.getLogger("pyhighlights")
+
+DEFAULT_RATE = 0.15
+
+
+class ExplanationRun:
+    """Accumulates one seed's metrics and per-document rows."""
+
+    def __init__(self, num_classes: int):
+        self.scores = ExplanationScores(num_classes)
+        self.infidelity: list[torch.Tensor] = []
+        self.sensitivity: list[torch.Tensor] = []
+        self.delta: list[torch.Tensor] = []
+        self.rows: list[dict[str, Any]] = []
+
+    def metrics(self) -> dict[str, float]:
+        values = self.scores.compute()
+        for name, parts in (("infidelity", self.infidelity), ("sensitivity", self.sensitivity),
+                            ("convergence_delta", self.delta)):
+            if parts:
+                values[name] = float(torch.cat(parts).double().mean())
+        return values
+
+
+def explain_batch(method: Attribution, model, batch, rate: float, state: ExplanationRun, *,
+                  infidelity_samples: int, infidelity_drop: float, sensitivity_samples: int,
+                  sensitivity_radius: float, doc_ids: list[str]) -> None:
+    """Attribute, select, score and record one batch."""
+    fields = batch_fields(batch)
+    keep = batch.word_mask.to(torch.float32)
+    with torch.no_grad():
+        logits = model.predict(batch, keep)
+    target = logits.argmax(dim=-1)
+    attribution = method(keep, fields, target)
+    scores = attribution.scores.detach()
+    selection = top_k_selection(scores, batch.word_mask, rate)
+    state.scores.update(batch, selection, scores, logits, model_probabilities(model, batch))
+    if attribution.delta is not None:
+        state.delta.append(attribution.delta.detach().abs().reshape(-1))
+    if infidelity_samples:
+        state.infidelity.append(word_infidelity(method.forward, keep, fields, scores, target,
+                                                n_samples=infidelity_samples, drop=infidelity_drop).detach())
+    if sensitivity_samples:
+        explain = lambda k, f, t: method(k, f, t).scores.detach()  # noqa: E731
+        state.sensitivity.append(word_sensitivity(explain, keep, fields, target, n_samples=sensitivity_samples,
+                                                  radius=sensitivity_radius).detach())
+    for row, sample in enumerate(batch.sample_ids.tolist()):
+        n = int(batch.word_mask[row].sum())
+        human = batch.highlights[row, :n]
+        state.rows.append({
+            "id": doc_ids[sample], "sample": sample, "label": int(batch.labels[row]),
+            "prediction": int(target[row]),
+            "scores": [float(f"{float(s):.6g}") for s in scores[row, :n]],
+            "selected": torch.nonzero(selection[row, :n]).flatten().tolist(),
+            "highlight": None if bool((human < 0).all()) else torch.nonzero(human == 1).flatten().tolist(),
+        })
+
+
+def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None = None, split: str = "test",
+                rate: float | None = None, rate_from: str | Path | None = None, batch_size: int = 16,
+                max_documents: int | None = None, infidelity_samples: int = 10, infidelity_drop: float = 0.25,
+                sensitivity_samples: int = 3, sensitivity_radius: float = 0.02, seed: int = 0,
+                tag: str | None = None, device: str = "cpu", overwrite: bool = False,
+                command: list[str] | None = None) -> tuple[Path, dict[str, Any]]:
+    """Explain every seed of a trained run (or the checkpoint named) with ``method``; write the outputs."""
+    split = canonical_split(split)
+    parameters = method_parameters(method, params)  # fail on a bad parameter before any work
+    rate, rate_source = _rate(rate, rate_from)
+    run = RestoredRun(path)
+    out_dir = claim_output(run.path / "explain" / (method if not tag else f"{method}-{slug(tag)}"), overwrite)
+    corpus = run.corpus()
+    documents = corpus.split(split)
+    if max_documents is not None:
+        from dataclasses import replace
+
+        corpus = replace(corpus, **{split: documents[:max_documents]})
+        documents = corpus.split(split)
+    loader = run.loader(corpus, split, batch_size)
+    doc_ids = [d.doc_id for d in documents]
+    checkpoints = run.checkpoints()
+    several = len(checkpoints) > 1
+    prefix = SPLIT_PREFIX[split]
+    seeds: dict[str, dict[str, float]] = {}
+    for model_seed, checkpoint in checkpoints.items():
+        pl.seed_everything(seed, verbose=False)
+        model = run.load_model(checkpoint, device)
+        for p in model.parameters():
+            p.requires_grad_(False)
+        attribution = make_method(method, model, params)
+        state = ExplanationRun(corpus.num_classes)
+        for batch in loader:
+            explain_batch(attribution, model, batch.to(device), rate, state, infidelity_samples=infidelity_samples,
+                          infidelity_drop=infidelity_drop, sensitivity_samples=sensitivity_samples,
+                          sensitivity_radius=sensitivity_radius, doc_ids=doc_ids)
+        seeds[str(model_seed)] = {f"{prefix}/{name}": value for name, value in state.metrics().items()}
+        _write_rows((out_dir / f"seed{model_seed}" if several else out_dir) / "scores.jsonl", state.rows)
+        log.info("%s seed %d: %s", method, model_seed, ", ".join(
+            f"{k} = {v:.4f}" for k, v in seeds[str(model_seed)].items() if k.split("/")[-1] in _SHOWN))
+    payload = {
+        "kind": "explain", "method": method, "parameters": parameters, "model": run.model_name,
+        "run": str(run.path), "split": split, "dataset": run.specs.dataset, "documents": len(documents),
+        "rate": rate, "rate_source": rate_source, "seed": seed,
+        "robustness": {"infidelity_samples": infidelity_samples, "infidelity_drop": infidelity_drop,
+                       "sensitivity_samples": sensitivity_samples, "sensitivity_radius": sensitivity_radius},
+        "aopc_fractions": list(AOPC_FRACTIONS),
+        "checkpoints": {str(s): str(p) for s, p in checkpoints.items()},
+        "command": command if command is not None else sys.argv,
+        "created": datetime.now(timezone.utc).isoformat(),
+        "seeds": {s: {k: (None if v != v else v) for k, v in values.items()} for s, values in seeds.items()},
+        "summary": summarise(seeds),
+    }
+    write_metrics(out_dir, payload)
+    return out_dir, payload
+
+
+_SHOWN = ("highlight_f1", "auprc", "comprehensiveness", "sufficiency", "infidelity", "convergence_delta")
+
+
+def _rate(rate: float | None, rate_from: str | Path | None) -> tuple[float, str]:
+    if rate is not None and rate_from is not None:
+        raise ValueError("give rate or rate_from, not both")
+    if rate_from is not None:
+        return rate_of_run(rate_from), f"test sparsity of {rate_from}"
+    if rate is None:
+        return DEFAULT_RATE, "default"
+    rate = float(rate)
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"rate={rate}: expected a value in [0, 1]")
+    return rate, "given"
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = sorted(rows, key=lambda row: row["sample"])
+    with open(path, "w") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+
+
+__all__ = ["METHODS", "explain_run", "explain_batch", "ExplanationRun"]

@@ -1,0 +1,264 @@
+"""Captum attribution methods, each giving one score per word of a trained model's prediction.
+
+Every method attributes the model's output for the class it predicts on the
+full input (probability by default, ``output=logit`` for the logit) and
+returns scores [B, W] over words, zero on padding. Two families:
+
+Gradient methods, on the input embeddings of the backbone the prediction
+reads (see :mod:`forward`); a token's score is the **sum over the embedding
+dimensions** of its attribution (for Saliency, of the absolute gradient, i.e.
+the gradient's L1 norm), and a word's score is the sum over its tokens:
+
+- ``integrated_gradients``: Sundararajan, Taly and Yan, 2017, "Axiomatic
+  Attribution for Deep Networks", ICML. Baseline: zero embeddings. Its
+  convergence delta, sum of attributions - (f(x) - f(baseline)), is returned.
+- ``saliency``: Simonyan, Vedaldi and Zisserman, 2014, gradient magnitude.
+- ``input_x_gradient``: Shrikumar et al., 2016, embeddings times gradient.
+
+Perturbation methods, on word presence (a word is removed as the model
+removes it for faithfulness), one feature per word:
+
+- ``feature_ablation``: the output drop when the word alone is removed.
+- ``occlusion``: Zeiler and Fergus, 2014; windows of ``window`` words slid
+  with ``stride``, a word's score averaging the windows that cover it.
+- ``shapley_value_sampling``: Castro, Gómez and Tejada, 2009, "Polynomial
+  calculation of the Shapley value based on sampling", Computers & OR;
+  ``n_samples`` random word orders.
+- ``lime``: Ribeiro, Singh and Guestrin, 2016, "Why Should I Trust You?",
+  KDD; a weighted linear surrogate (ridge by default, as LIME's reference
+  code) fitted on ``n_samples`` random subsets of each document's words.
+
+The table :data:`METHODS` maps a name to its typed configuration and class;
+:func:`make_method` validates parameters (e.g. ``method.n_steps=50``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pydantic
+import torch
+
+from pyhighlights.components.words import tokens_to_words_sum
+from pyhighlights.explain.forward import CaptumForward
+from pyhighlights.registry import Configuration, Param, Real
+
+_OUTPUT = Param("probability", pattern="^(probability|logit)$", description="attributed output of the predicted class")
+
+
+@dataclass
+class WordAttribution:
+    scores: torch.Tensor  # [B, W], zero on padding
+    delta: torch.Tensor | None = None  # [B] convergence delta (IG)
+
+
+class Attribution:
+    """A captum method wrapped to give per-word scores; ``__call__(keep, fields, target)``."""
+
+    name: ClassVar[str]
+    has_delta: ClassVar[bool] = False
+
+    def __init__(self, forward: CaptumForward, **params: Any):
+        self.forward = forward
+        self.params = params
+
+    def __call__(self, keep: torch.Tensor, fields: tuple[torch.Tensor, ...], target: torch.Tensor) -> WordAttribution:
+        raise NotImplementedError
+
+
+# --- gradient methods on input embeddings -------------------------------------------------
+class GradientConfig(Configuration):
+    output: str = _OUTPUT
+
+
+class GradientAttribution(Attribution):
+    def token_attributions(self, embeddings, target, arguments) -> tuple[torch.Tensor, torch.Tensor | None]:
+        raise NotImplementedError
+
+    def __call__(self, keep, fields, target):
+        input_ids, _, word_ids, word_mask = fields
+        embeddings = self.forward.input_embeddings(input_ids).requires_grad_()
+        attributions, delta = self.token_attributions(embeddings, target, (keep, *fields))
+        per_token = attributions.sum(dim=-1)  # reduction over the embedding dimensions
+        words = tokens_to_words_sum(per_token, word_ids, word_mask.shape[1])
+        return WordAttribution(words * word_mask.to(words.dtype), delta)
+
+
+class IntegratedGradientsConfig(GradientConfig):
+    n_steps: int = Param(20, ge=1, description="integration steps")
+    integration: str = Param("gausslegendre",
+                             pattern="^(gausslegendre|riemann_left|riemann_right|riemann_middle|riemann_trapezoid)$",
+                             description="captum's approximation method")
+    internal_batch_size: int | None = Param(None, ge=1, description="examples per forward pass; null = all steps at once")
+
+
+class IntegratedGradientsMethod(GradientAttribution):
+    name = "integrated_gradients"
+    has_delta = True
+
+    def token_attributions(self, embeddings, target, arguments):
+        from captum.attr import IntegratedGradients
+
+        method = IntegratedGradients(self.forward.embeddings)
+        return method.attribute(embeddings, baselines=torch.zeros_like(embeddings), target=target,
+                                additional_forward_args=arguments, n_steps=self.params["n_steps"],
+                                method=self.params["integration"],
+                                internal_batch_size=self.params["internal_batch_size"],
+                                return_convergence_delta=True)
+
+
+class SaliencyMethod(GradientAttribution):
+    name = "saliency"
+
+    def token_attributions(self, embeddings, target, arguments):
+        from captum.attr import Saliency
+
+        return Saliency(self.forward.embeddings).attribute(embeddings, target=target, abs=True,
+                                                           additional_forward_args=arguments), None
+
+
+class InputXGradientMethod(GradientAttribution):
+    name = "input_x_gradient"
+
+    def token_attributions(self, embeddings, target, arguments):
+        from captum.attr import InputXGradient
+
+        return InputXGradient(self.forward.embeddings).attribute(embeddings, target=target,
+                                                                 additional_forward_args=arguments), None
+
+
+# --- perturbation methods on word presence -------------------------------------------------
+class PerturbationConfig(Configuration):
+    output: str = _OUTPUT
+    perturbations_per_eval: int = Param(4, ge=1, description="perturbed copies per forward pass")
+
+
+class PerturbationAttribution(Attribution):
+    def word_attributions(self, keep, fields, target) -> torch.Tensor:
+        raise NotImplementedError
+
+    def __call__(self, keep, fields, target):
+        scores = self.word_attributions(keep, fields, target)
+        return WordAttribution(scores * fields[3].to(scores.dtype))
+
+
+class FeatureAblationMethod(PerturbationAttribution):
+    name = "feature_ablation"
+
+    def word_attributions(self, keep, fields, target):
+        from captum.attr import FeatureAblation
+
+        return FeatureAblation(self.forward.presence).attribute(
+            keep, baselines=0.0, target=target, additional_forward_args=fields,
+            perturbations_per_eval=self.params["perturbations_per_eval"])
+
+
+class OcclusionConfig(PerturbationConfig):
+    window: int = Param(3, ge=1, description="words occluded together")
+    stride: int = Param(1, ge=1, description="words between two windows")
+
+
+class OcclusionMethod(PerturbationAttribution):
+    name = "occlusion"
+
+    def word_attributions(self, keep, fields, target):
+        from captum.attr import Occlusion
+
+        window = min(self.params["window"], keep.shape[1])
+        return Occlusion(self.forward.presence).attribute(
+            keep, sliding_window_shapes=(window,), strides=(self.params["stride"],), baselines=0.0,
+            target=target, additional_forward_args=fields,
+            perturbations_per_eval=self.params["perturbations_per_eval"])
+
+
+class ShapleyConfig(PerturbationConfig):
+    n_samples: int = Param(10, ge=1, description="random word orders")
+
+
+class ShapleyValueSamplingMethod(PerturbationAttribution):
+    name = "shapley_value_sampling"
+
+    def word_attributions(self, keep, fields, target):
+        from captum.attr import ShapleyValueSampling
+
+        return ShapleyValueSampling(self.forward.presence).attribute(
+            keep, baselines=0.0, target=target, additional_forward_args=fields, n_samples=self.params["n_samples"],
+            perturbations_per_eval=self.params["perturbations_per_eval"])
+
+
+class LimeConfig(PerturbationConfig):
+    n_samples: int = Param(100, ge=2, description="perturbed samples per document")
+    surrogate: str = Param("ridge", pattern="^(ridge|lasso|linear)$", description="interpretable model")
+    alpha: float = Real(1.0, ge=0.0, description="regularisation of the ridge / lasso surrogate")
+    kernel_width: float = Real(1.0, gt=0.0, description="width of the exponential cosine-distance kernel")
+    perturbations_per_eval: int = Param(16, ge=1)
+
+
+class LimeMethod(PerturbationAttribution):
+    """One surrogate per document, over that document's real words only."""
+
+    name = "lime"
+
+    def _lime(self):
+        from captum._utils.models.linear_model import SkLearnLasso, SkLearnLinearRegression, SkLearnRidge
+        from captum.attr import Lime
+        from captum.attr._core.lime import get_exp_kernel_similarity_function
+
+        surrogate = {"ridge": lambda: SkLearnRidge(alpha=self.params["alpha"]),
+                     "lasso": lambda: SkLearnLasso(alpha=self.params["alpha"]),
+                     "linear": SkLearnLinearRegression}[self.params["surrogate"]]()
+        similarity = get_exp_kernel_similarity_function("cosine", kernel_width=self.params["kernel_width"])
+        return Lime(self.forward.presence, interpretable_model=surrogate, similarity_func=similarity)
+
+    def word_attributions(self, keep, fields, target):
+        lime = self._lime()
+        input_ids, attention_mask, word_ids, word_mask = fields
+        scores = torch.zeros_like(keep)
+        for row in range(keep.shape[0]):
+            words, tokens = int(word_mask[row].sum()), int(attention_mask[row].sum())
+            if words == 0:
+                continue
+            one = (input_ids[row:row + 1, :tokens], attention_mask[row:row + 1, :tokens],
+                   word_ids[row:row + 1, :tokens], word_mask[row:row + 1, :words])
+            scores[row, :words] = lime.attribute(
+                keep[row:row + 1, :words], baselines=0.0, target=target[row:row + 1], additional_forward_args=one,
+                n_samples=self.params["n_samples"], perturbations_per_eval=self.params["perturbations_per_eval"])[0]
+        return scores
+
+
+#: name -> (configuration, class)
+METHODS: dict[str, tuple[type[Configuration], type[Attribution]]] = {
+    "integrated_gradients": (IntegratedGradientsConfig, IntegratedGradientsMethod),
+    "saliency": (GradientConfig, SaliencyMethod),
+    "input_x_gradient": (GradientConfig, InputXGradientMethod),
+    "feature_ablation": (PerturbationConfig, FeatureAblationMethod),
+    "occlusion": (OcclusionConfig, OcclusionMethod),
+    "shapley_value_sampling": (ShapleyConfig, ShapleyValueSamplingMethod),
+    "lime": (LimeConfig, LimeMethod),
+}
+
+
+def method_parameters(name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The validated parameters of method ``name`` (defaults filled in); errors name the field."""
+    if name not in METHODS:
+        raise ValueError(f"method={name}: unknown; methods: {', '.join(METHODS)}")
+    config_class = METHODS[name][0]
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(config_class.model_fields))
+    if unknown:
+        raise ValueError(f"method.{unknown[0]}: unknown parameter of {name}; parameters: "
+                         f"{', '.join(config_class.model_fields)}")
+    try:
+        config = config_class.default().model_copy(update=params, deep=True)
+    except pydantic.ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"method.{field}: {first['msg']} (got {first.get('input')!r})") from None
+    return {field: getattr(config, field) for field in config_class.model_fields}
+
+
+def make_method(name: str, model, params: dict[str, Any] | None = None) -> Attribution:
+    """Method ``name`` explaining ``model`` with validated ``params``."""
+    values = method_parameters(name, params)
+    forward = CaptumForward(model, output=values.pop("output"))
+    return METHODS[name][1](forward, **values)

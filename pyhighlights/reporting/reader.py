@@ -1,0 +1,108 @@
+"""Collecting per-seed metrics from run directories.
+
+What a path may be:
+
+- a training run (``results.json`` + ``manifest.json``): one result set for
+  its model, whose per-seed metrics are completed (and overridden) by the
+  run's evaluation ``evaluation/<evaluation>/metrics.json`` when present;
+  plus one result set per post-hoc method in ``explain/*/metrics.json``;
+- an evaluation or explanation folder (its ``metrics.json``);
+- any folder above runs (a Hydra multirun, a folder of seeds): every run
+  found below it.
+
+The same file is read once however many given paths reach it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+METRICS_FILE = "metrics.json"
+
+
+@dataclass
+class ResultSet:
+    """Per-seed metrics of one model or method on one dataset, from one file (or run)."""
+
+    label: str
+    kind: str  # "train", "evaluation" or "explain"
+    dataset: str
+    source: Path
+    seeds: dict[str, dict[str, float | None]] = field(default_factory=dict)
+
+
+def dataset_label(spec: dict[str, Any] | None) -> str:
+    """``beer/aroma`` or ``beer/aroma (<data dir name>)`` from a dataset spec."""
+    if not spec:
+        return "?"
+    label = f"{spec.get('name', '?')}/{spec.get('aspect', '?')}"
+    if spec.get("data_dir"):
+        label += f" ({Path(str(spec['data_dir'])).name})"
+    return label
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: cannot read ({error})") from None
+
+
+def _training_set(run: Path, evaluation: str | None) -> ResultSet:
+    results = _load(run / "results.json")
+    manifest = _load(run / "manifest.json") if (run / "manifest.json").is_file() else {}
+    parameters = manifest.get("parameters", {})
+    seeds = {seed: dict(values) for seed, values in results.get("seeds", {}).items()}
+    extra = run / "evaluation" / evaluation / METRICS_FILE if evaluation else None
+    if extra is not None and extra.is_file():
+        for seed, values in _load(extra).get("seeds", {}).items():
+            seeds.setdefault(seed, {}).update(values)
+    return ResultSet(label=parameters.get("model", {}).get("name", run.name), kind="train",
+                     dataset=dataset_label(parameters.get("dataset")), source=run / "results.json", seeds=seeds)
+
+
+def _metrics_set(path: Path) -> ResultSet:
+    payload = _load(path)
+    kind = payload.get("kind", "evaluation")
+    if kind == "explain":
+        label = path.parent.name
+        if payload.get("model") not in (None, "classifier"):
+            label += f" ({payload['model']})"
+    else:
+        label = payload.get("model", path.parent.name)
+    return ResultSet(label=label, kind=kind, dataset=dataset_label(payload.get("dataset")), source=path,
+                     seeds={seed: dict(values) for seed, values in payload.get("seeds", {}).items()})
+
+
+def _sets_of_path(path: Path, evaluation: str | None) -> list[ResultSet]:
+    if path.is_file():
+        path = path.parent
+    if (path / "results.json").is_file():
+        sets = [_training_set(path, evaluation)]
+        sets += [_metrics_set(p) for p in sorted((path / "explain").glob(f"*/{METRICS_FILE}"))]
+        return sets
+    if (path / METRICS_FILE).is_file():
+        return [_metrics_set(path / METRICS_FILE)]
+    runs = sorted(p.parent for p in path.rglob("results.json"))
+    return [s for run in runs for s in _sets_of_path(run, evaluation)]
+
+
+def read_results(paths: list[str | Path], evaluation: str | None = "test") -> list[ResultSet]:
+    """Every result set under ``paths``, in the order given; ``evaluation=None`` ignores evaluation folders."""
+    seen: set[Path] = set()
+    out: list[ResultSet] = []
+    for given in paths:
+        path = Path(given).expanduser()
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such file or directory")
+        found = _sets_of_path(path, evaluation)
+        if not found:
+            raise FileNotFoundError(f"{path}: no results.json or {METRICS_FILE} here or below")
+        for result in found:
+            key = result.source.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append(result)
+    return out
