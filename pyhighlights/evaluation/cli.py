@@ -34,7 +34,8 @@ ARGUMENTS = ("split", "dataset", "tag", "faithfulness_model", "batch_size", "dev
 def configure_logging() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    logging.getLogger("pyhighlights").setLevel(logging.INFO)
+    for name in ("pyhighlights.evaluation", "pyhighlights.explain"):
+        logging.getLogger(name).setLevel(logging.INFO)
 
 
 def split_flags(argv: list[str]) -> tuple[list[str], list[str], bool]:

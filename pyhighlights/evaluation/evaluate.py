@@ -25,7 +25,7 @@ from pyhighlights.evaluation.scores import ExplanationScores, model_probabilitie
 from pyhighlights.metrics import AOPC_FRACTIONS
 from pyhighlights.training.rundir import summarise
 
-log = logging.getLogger("pyhighlights")
+log = logging.getLogger("pyhighlights.evaluation")
 
 
 class MisalignedBatches(ValueError):

@@ -22,7 +22,7 @@ from pyhighlights.config.resolve import validate
 from pyhighlights.data.batch import Corpus
 from pyhighlights.training.manifest import sha256
 
-log = logging.getLogger("pyhighlights")
+log = logging.getLogger("pyhighlights.evaluation")
 
 SPLIT_ALIASES = {"test": "test", "validation": "validation", "val": "validation", "dev": "validation",
                  "train": "train"}

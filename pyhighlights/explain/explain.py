@@ -32,7 +32,7 @@ from pyhighlights.explain.selection import rate_of_run, top_k_selection
 from pyhighlights.metrics import AOPC_FRACTIONS
 from pyhighlights.training.rundir import summarise
 
-log = logging.getLogger("pyhighlights")
+log = logging.getLogger("pyhighlights.explain")
 
 DEFAULT_RATE = 0.15
 

@@ -81,7 +81,8 @@ class GradientAttribution(Attribution):
         attributions, delta = self.token_attributions(embeddings, target, (keep, *fields))
         per_token = attributions.sum(dim=-1)  # reduction over the embedding dimensions
         words = tokens_to_words_sum(per_token, word_ids, word_mask.shape[1])
-        return WordAttribution(words * word_mask.to(words.dtype), delta)
+        delta = delta.detach() if delta is not None else None
+        return WordAttribution((words * word_mask.to(words.dtype)).detach(), delta)
 
 
 class IntegratedGradientsConfig(GradientConfig):
@@ -139,7 +140,7 @@ class PerturbationAttribution(Attribution):
 
     def __call__(self, keep, fields, target):
         scores = self.word_attributions(keep, fields, target)
-        return WordAttribution(scores * fields[3].to(scores.dtype))
+        return WordAttribution((scores * fields[3].to(scores.dtype)).detach())
 
 
 class FeatureAblationMethod(PerturbationAttribution):

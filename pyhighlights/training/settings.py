@@ -8,8 +8,8 @@ from pyhighlights.registry import Configuration, Param, Real
 
 
 class TrainerConfig(Configuration):
-    max_epochs: int = Param(20, ge=1)
-    batch_size: int = Param(256, ge=1)
+    max_epochs: int = Param(8, ge=1)
+    batch_size: int = Param(64, ge=1, description="the reference scripts use 256; experiment configs set it")
     eval_batch_size: int | None = Param(None, ge=1, description="null = batch_size")
     accelerator: str = Param("cpu", pattern="^(cpu|gpu|cuda|mps|auto)$")
     devices: int = Param(1, ge=1)

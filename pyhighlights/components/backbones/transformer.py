@@ -34,6 +34,7 @@ et al. (BERT, NAACL 2019) and their descendants.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -57,6 +58,20 @@ class TransformerConfig(Configuration):
     frozen: bool = Param(False, description="keep the encoder's weights fixed (and its dropout off)")
     max_tokens: int = Param(512, ge=4, description="subword tokens per document incl. special tokens; longer "
                                                    "documents lose whole words at the end (reported)")
+
+
+@contextmanager
+def quiet_loading():
+    """Hide ``transformers``' per-file progress bars while loading (one model per encoder)."""
+    from transformers.utils import logging as hf_logging
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
 
 
 def local_model_dir(path: str | None) -> Path:
@@ -83,7 +98,10 @@ def load_tokenizer(directory: Path):
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
-        if getattr(tokenizer, "add_prefix_space", None) is False:
+        backend = getattr(tokenizer, "backend_tokenizer", None)
+        byte_level = backend is not None and "ByteLevel" in repr(backend.pre_tokenizer)
+        if byte_level and not getattr(tokenizer, "add_prefix_space", False):
+            # Byte-level BPE (GPT-2, RoBERTa) marks word starts with a space: needed for pre-split words.
             tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True, add_prefix_space=True)
     except (OSError, ValueError) as error:
         raise ConfigError(f"backbone.path: cannot load a tokenizer from {directory} ({error})") from None
@@ -123,9 +141,13 @@ class TransformerBackbone(Backbone):
 
         directory = local_model_dir(path)
         try:
-            self.model = AutoModel.from_pretrained(directory, local_files_only=True)
+            with quiet_loading():
+                self.model = AutoModel.from_pretrained(directory, local_files_only=True)
         except (OSError, ValueError) as error:
             raise ConfigError(f"backbone.path: cannot load a model from {directory} ({error})") from None
+        if isinstance(getattr(self.model, "pooler", None), torch.nn.Module):
+            # The [CLS] pooler is never used here; without it no parameter is left unused (DDP).
+            self.model.pooler = None
         self.output_size = self.model.config.hidden_size
         self.frozen = frozen
         self.max_tokens = max_tokens

@@ -1,0 +1,70 @@
+"""The issue's acceptance workflow on a tiny corpus: classifier, post-hoc methods, RNP, one report."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyhighlights.evaluation.cli import main as evaluate_main
+from pyhighlights.explain.cli import main as explain_main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_classifier_posthoc_rnp_report(tiny_runs, capsys):
+    classifier, rnp = tiny_runs["classifier"], tiny_runs["rnp"]
+    assert evaluate_main([str(rnp)]) == 0
+    assert evaluate_main([str(classifier)]) == 0
+    for method in ("integrated_gradients", "feature_ablation"):
+        assert explain_main([str(classifier), f"method={method}", f"rate_from={rnp}", "method.n_steps=8"
+                             if method == "integrated_gradients" else "batch_size=8"]) == 0
+    capsys.readouterr()
+
+    # scores.jsonl: one row per test document, round(rate * n) words selected, scores over real words
+    rate = json.loads((rnp / "results.json").read_text())["summary"]["test/sparsity"]["mean"]
+    ig = classifier / "explain" / "integrated_gradients"
+    payload = json.loads((ig / "metrics.json").read_text())
+    assert payload["rate"] == pytest.approx(rate) and payload["parameters"]["n_steps"] == 8
+    rows = [json.loads(line) for line in (ig / "scores.jsonl").read_text().splitlines()]
+    assert len(rows) == payload["documents"] > 0
+    for row in rows:
+        n = len(row["scores"])
+        assert len(row["selected"]) == int(n * rate + 0.5)
+        top = sorted(range(n), key=lambda i: (-row["scores"][i], i))[:len(row["selected"])]
+        assert sorted(top) == row["selected"]
+    summary = payload["summary"]
+    for name in ("highlight_f1", "auprc", "comprehensiveness", "sufficiency", "infidelity", "sensitivity",
+                 "convergence_delta"):
+        assert summary[f"test/{name}"]["mean"] is not None, name
+
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "report.py"), str(classifier), str(rnp),
+                          "--metrics", "highlight_f1,auprc,comprehensiveness,sufficiency"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    lines = out.strip().splitlines()
+    assert lines[0] == "| model / method | n | highlight_f1 | auprc | comprehensiveness | sufficiency |"
+    body = {line.split("|")[1].strip(): line for line in lines[2:]}
+    assert set(body) == {"classifier", "integrated_gradients", "feature_ablation", "rnp"}
+    assert body["rnp"].split("|")[2].strip() == "2"  # two seeds
+    for label in ("integrated_gradients", "feature_ablation", "rnp"):
+        assert "–" not in body[label], body[label]  # every metric present
+
+
+def test_clis_report_mistakes_without_a_traceback(tiny_runs, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        explain_main([str(tiny_runs["classifier"]), "method=gradcam"])
+    assert exit_info.value.code == 2
+    assert "method=gradcam: unknown" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        evaluate_main([str(tmp_path)])
+    assert "manifest.json" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        evaluate_main([str(tiny_runs["classifier"]), "splt=test"])
+    assert "splt: unknown argument" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        evaluate_main(["--help"])
+    assert exit_info.value.code == 0 and "faithfulness_model" in capsys.readouterr().out
+    assert explain_main(["--help"]) == 0
+    assert "integrated_gradients: output=probability, n_steps=20" in capsys.readouterr().out
