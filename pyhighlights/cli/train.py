@@ -17,12 +17,13 @@ log = logging.getLogger("pyhighlights")
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")
 def _train(cfg: DictConfig) -> float | None:
+    from pyhighlights.data.errors import CorpusFormatError
     from pyhighlights.training.rundir import RunDirectoryExists
     from pyhighlights.training.run import run
 
     try:
         payload = run(cfg, Path(HydraConfig.get().runtime.output_dir), command=sys.argv)
-    except (ConfigError, RunDirectoryExists, FileNotFoundError) as error:
+    except (ConfigError, CorpusFormatError, RunDirectoryExists, FileNotFoundError) as error:
         fail(error)
     summary = {k: v for seed in payload["seeds"].values() for k, v in seed.items()}
     for name in ("test/accuracy", "test/highlight_f1", "test/sparsity"):

@@ -146,3 +146,33 @@ class JSDTerm(LossTerm):
         p = torch.softmax(outputs[self.logits], dim=-1)
         q = torch.softmax(outputs[self.reference].detach(), dim=-1)
         return jensen_shannon(p, q).mean()
+
+
+class KLConfig(WeightOnly):
+    logits: str = Param("logits", description="Q: the distribution that moves (name in the model outputs)")
+    reference: str = Param("full_logits", description="P: the reference distribution (detached)")
+    maximise: bool = Param(False, description="minimise -KL instead of KL (the value reported is then -KL)")
+
+
+def kl_divergence(reference_logits: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+    """KL(P || Q) per row (natural log), P = softmax(reference_logits), Q = softmax(logits)."""
+    log_p = torch.log_softmax(reference_logits, dim=-1)
+    log_q = torch.log_softmax(logits, dim=-1)
+    return (log_p.exp() * (log_p - log_q)).sum(-1)
+
+
+class KLTerm(LossTerm):
+    """KL(softmax(reference).detach() || softmax(logits)), averaged over the batch (MCD, MRD).
+
+    With ``maximise`` the term's value is -KL, so minimising the weighted sum
+    increases the divergence (MRD's selector objective).
+    """
+
+    def __init__(self, *, weight: float = 1.0, logits: str = "logits", reference: str = "full_logits",
+                 maximise: bool = False):
+        super().__init__(weight=weight)
+        self.logits, self.reference, self.maximise = logits, reference, maximise
+
+    def value(self, outputs):
+        kl = kl_divergence(outputs[self.reference].detach(), outputs[self.logits]).mean()
+        return -kl if self.maximise else kl

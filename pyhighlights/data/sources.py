@@ -30,7 +30,7 @@ class CorpusSource:
 
 
 class BeerCommon(Configuration):
-    aspect: str = Param("appearance", description="appearance|aroma|palate or 0|1|2")
+    aspect: str | int = Param("appearance", description="appearance|aroma|palate or 0|1|2")
     max_length: int = Param(256, ge=1, description="truncate documents to this many words")
     balance: bool = Param(True, description="balance the training classes by dropping majority examples")
     seed: int = Param(0, ge=0, description="seed of the balancing")

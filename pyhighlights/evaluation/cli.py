@@ -82,4 +82,5 @@ def print_summary(summary: dict, names=("accuracy", "highlight_f1", "auprc", "co
                                          "sparsity", "infidelity", "convergence_delta")) -> None:
     for key, stats in summary.items():
         if key.split("/")[-1] in names and stats.get("mean") is not None:
-            print(f"{key} = {stats['mean']:.4f}" + (f" ± {stats['std']:.4f} (n={stats['n']})" if stats["n"] > 1 else ""))
+            spread = f" ± {stats['std']:.4f} (n={stats['n']})" if stats["n"] > 1 else ""
+            print(f"{key} = {stats['mean']:.4f}{spread}")

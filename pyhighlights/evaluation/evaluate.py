@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from pyhighlights.evaluation.outputs import claim_output, slug, write_metrics
+from pyhighlights.evaluation.outputs import check_output, slug, staged_output, write_metrics
 from pyhighlights.evaluation.restore import SPLIT_PREFIX, RestoredRun, canonical_split
 from pyhighlights.evaluation.scores import ExplanationScores, model_probabilities
 from pyhighlights.metrics import AOPC_FRACTIONS
@@ -82,7 +82,7 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
     dataset = dict(dataset or {})
     out_dir = run.path / "evaluation" / output_name(split, tag, dataset)
     dataset_spec = run.dataset_spec(dataset)  # validates the overrides before any work
-    claim_output(out_dir, overwrite)
+    check_output(out_dir, overwrite)
 
     corpus = run.corpus(dataset)
     batch_size = batch_size or run.default_batch_size
@@ -118,7 +118,8 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
         "seeds": {seed: {k: _clean(v) for k, v in values.items()} for seed, values in seeds.items()},
         "summary": summarise(seeds),
     }
-    write_metrics(out_dir, payload)
+    with staged_output(out_dir, overwrite) as staging:
+        write_metrics(staging, payload)
     return out_dir, payload
 
 

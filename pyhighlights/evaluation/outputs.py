@@ -6,8 +6,11 @@ refuses to replace an earlier one unless asked (``overwrite=true``).
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from pyhighlights.training.rundir import write_json_atomic
@@ -25,16 +28,34 @@ def slug(text: str, limit: int = 60) -> str:
     return cleaned[:limit] or "x"
 
 
-def claim_output(directory: Path, overwrite: bool) -> Path:
-    """Create ``directory``; refuse one that holds a ``metrics.json`` unless ``overwrite``."""
+def check_output(directory: Path, overwrite: bool) -> Path:
+    """Refuse a folder that already holds a ``metrics.json`` unless ``overwrite`` (nothing is deleted yet)."""
     directory = Path(directory)
-    if (directory / METRICS_FILE).exists():
-        if not overwrite:
-            raise OutputExists(f"{directory} already holds {METRICS_FILE}; pass overwrite=true to replace it "
-                               f"(or tag=<name> to write beside it)")
-        shutil.rmtree(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    if (directory / METRICS_FILE).exists() and not overwrite:
+        raise OutputExists(f"{directory} already holds {METRICS_FILE}; pass overwrite=true to replace it "
+                           f"(or tag=<name> to write beside it)")
     return directory
+
+
+@contextmanager
+def staged_output(directory: Path, overwrite: bool):
+    """Yield a scratch folder beside ``directory``; on success it replaces ``directory`` in one rename.
+
+    An earlier output is removed only once the new one is complete, so a
+    failed or interrupted re-run leaves it intact; on failure the scratch
+    folder is deleted.
+    """
+    directory = check_output(directory, overwrite)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", suffix=".partial", dir=directory.parent))
+    try:
+        yield staging
+        check_output(directory, overwrite)  # a concurrent run may have written it meanwhile
+        if directory.exists():
+            shutil.rmtree(directory)
+        os.replace(staging, directory)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def write_metrics(directory: Path, payload: dict) -> Path:

@@ -150,6 +150,9 @@ class RestoredRun:
         if corpus.num_classes != self.experiment.corpus.num_classes:
             raise ValueError(f"dataset: {corpus.num_classes} classes, but the model was trained on "
                              f"{self.experiment.corpus.num_classes}")
+        encoder = self.experiment.inputs.text_encoder
+        if hasattr(encoder, "truncate_corpus"):  # a subword encoder fits documents to its length, as in training
+            encoder.truncate_corpus(corpus)
         return corpus
 
     @property

@@ -22,7 +22,7 @@ from typing import Any
 import lightning.pytorch as pl
 import torch
 
-from pyhighlights.evaluation.outputs import claim_output, slug, write_metrics
+from pyhighlights.evaluation.outputs import check_output, slug, staged_output, write_metrics
 from pyhighlights.evaluation.restore import SPLIT_PREFIX, RestoredRun, canonical_split
 from pyhighlights.evaluation.scores import ExplanationScores, model_probabilities
 from pyhighlights.explain.forward import batch_fields
@@ -40,8 +40,8 @@ DEFAULT_RATE = 0.15
 class ExplanationRun:
     """Accumulates one seed's metrics and per-document rows."""
 
-    def __init__(self, num_classes: int):
-        self.scores = ExplanationScores(num_classes)
+    def __init__(self, num_classes: int, device: str | torch.device = "cpu"):
+        self.scores = ExplanationScores(num_classes).to(device)
         self.infidelity: list[torch.Tensor] = []
         self.sensitivity: list[torch.Tensor] = []
         self.delta: list[torch.Tensor] = []
@@ -101,7 +101,24 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
     parameters = method_parameters(method, params)  # fail on a bad parameter before any work
     rate, rate_source = _rate(rate, rate_from)
     run = RestoredRun(path)
-    out_dir = claim_output(run.path / "explain" / (method if not tag else f"{method}-{slug(tag)}"), overwrite)
+    out_dir = check_output(run.path / "explain" / (method if not tag else f"{method}-{slug(tag)}"), overwrite)
+    with staged_output(out_dir, overwrite) as staging:
+        payload = _explain_seeds(run, method, parameters, params, staging, split=split, rate=rate,
+                                 rate_source=rate_source, batch_size=batch_size, max_documents=max_documents,
+                                 robustness={"infidelity_samples": infidelity_samples,
+                                             "infidelity_drop": infidelity_drop,
+                                             "sensitivity_samples": sensitivity_samples,
+                                             "sensitivity_radius": sensitivity_radius},
+                                 seed=seed, device=device, command=command)
+        write_metrics(staging, payload)
+    return out_dir, payload
+
+
+def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], params: dict[str, Any] | None,
+                   out_dir: Path, *, split: str, rate: float, rate_source: str, batch_size: int,
+                   max_documents: int | None, robustness: dict[str, Any], seed: int, device: str,
+                   command: list[str] | None) -> dict[str, Any]:
+    """Explain and score every seed's checkpoint, writing ``scores.jsonl`` into ``out_dir``; the payload."""
     corpus = run.corpus()
     documents = corpus.split(split)
     if max_documents is not None:
@@ -121,11 +138,9 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
         for p in model.parameters():
             p.requires_grad_(False)
         attribution = make_method(method, model, params)
-        state = ExplanationRun(corpus.num_classes)
+        state = ExplanationRun(corpus.num_classes, device)
         for batch in loader:
-            explain_batch(attribution, model, batch.to(device), rate, state, infidelity_samples=infidelity_samples,
-                          infidelity_drop=infidelity_drop, sensitivity_samples=sensitivity_samples,
-                          sensitivity_radius=sensitivity_radius, doc_ids=doc_ids)
+            explain_batch(attribution, model, batch.to(device), rate, state, doc_ids=doc_ids, **robustness)
         seeds[str(model_seed)] = {f"{prefix}/{name}": value for name, value in state.metrics().items()}
         _write_rows((out_dir / f"seed{model_seed}" if several else out_dir) / "scores.jsonl", state.rows)
         log.info("%s seed %d: %s", method, model_seed, ", ".join(
@@ -133,9 +148,7 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
     payload = {
         "kind": "explain", "method": method, "parameters": parameters, "model": run.model_name,
         "run": str(run.path), "split": split, "dataset": run.specs.dataset, "documents": len(documents),
-        "rate": rate, "rate_source": rate_source, "seed": seed,
-        "robustness": {"infidelity_samples": infidelity_samples, "infidelity_drop": infidelity_drop,
-                       "sensitivity_samples": sensitivity_samples, "sensitivity_radius": sensitivity_radius},
+        "rate": rate, "rate_source": rate_source, "seed": seed, "robustness": robustness,
         "aopc_fractions": list(AOPC_FRACTIONS),
         "checkpoints": {str(s): str(p) for s, p in checkpoints.items()},
         "command": command if command is not None else sys.argv,
@@ -143,8 +156,7 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
         "seeds": {s: {k: (None if v != v else v) for k, v in values.items()} for s, values in seeds.items()},
         "summary": summarise(seeds),
     }
-    write_metrics(out_dir, payload)
-    return out_dir, payload
+    return payload
 
 
 _SHOWN = ("highlight_f1", "auprc", "comprehensiveness", "sufficiency", "infidelity", "convergence_delta")

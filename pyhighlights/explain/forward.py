@@ -51,11 +51,13 @@ def input_backbone(model) -> nn.Module:
 
 
 def embedding_layer(model) -> nn.Module:
-    """The input embedding layer of :func:`input_backbone` (``embedding``, or a HF ``get_input_embeddings()``)."""
+    """The input embedding layer of :func:`input_backbone`: its ``embedding`` (recurrent backbones) or the
+    ``get_input_embeddings()`` of the Hugging Face model it wraps (word-piece embeddings, before positions)."""
     backbone = input_backbone(model)
-    layer = getattr(backbone, "embedding", None)
-    if layer is None and hasattr(backbone, "get_input_embeddings"):
-        layer = backbone.get_input_embeddings()
+    layer = getattr(backbone, "embedding", None)  # recurrent backbones
+    for owner in (backbone, getattr(backbone, "model", None)):  # a Hugging Face model, or a backbone wrapping one
+        if layer is None and hasattr(owner, "get_input_embeddings"):
+            layer = owner.get_input_embeddings()
     if not isinstance(layer, nn.Module):
         raise TypeError(f"{type(backbone).__name__} has no input embedding layer")
     return layer

@@ -90,7 +90,8 @@ class IntegratedGradientsConfig(GradientConfig):
     integration: str = Param("gausslegendre",
                              pattern="^(gausslegendre|riemann_left|riemann_right|riemann_middle|riemann_trapezoid)$",
                              description="captum's approximation method")
-    internal_batch_size: int | None = Param(None, ge=1, description="examples per forward pass; null = all steps at once")
+    internal_batch_size: int | None = Param(None, ge=1,
+                                            description="examples per forward pass; null = all steps at once")
 
 
 class IntegratedGradientsMethod(GradientAttribution):

@@ -5,7 +5,7 @@ Selector encoder -> per-word keep/drop logits -> hard Gumbel-softmax mask
 Loss: CE + λs·|selection rate − s| + λc·continuity.
 
 Defaults are chosen to converge in a few CPU minutes on the embedded corpus
-(lr 2e-3, λs = λc = 2, batch 64); the FR/G-RAT re-implementations use lr 1e-4
+(lr 2e-3, λs = λc = 2, batch 32); the FR/G-RAT re-implementations use lr 1e-4
 with λs, λc around 10 and batch 256 for hundreds of epochs on real Beer.
 
 Departures from Lei et al.: the REINFORCE estimator of the original is

@@ -9,15 +9,15 @@ from pyhighlights.registry import Configuration, Param, Real
 
 class TrainerConfig(Configuration):
     max_epochs: int = Param(8, ge=1)
-    batch_size: int = Param(64, ge=1, description="the reference scripts use 256; experiment configs set it")
+    batch_size: int = Param(32, ge=1, description="the reference scripts use 256; experiment configs set it")
     eval_batch_size: int | None = Param(None, ge=1, description="null = batch_size")
     accelerator: str = Param("cpu", pattern="^(cpu|gpu|cuda|mps|auto)$")
     devices: int = Param(1, ge=1)
     num_nodes: int = Param(1, ge=1)
     strategy: str = Param("auto", description="Lightning strategy: auto, ddp, ddp_spawn, ...")
     precision: str = Param("32-true", pattern="^(32-true|32|16-mixed|bf16-mixed|bf16-true|64-true)$")
-    monitor: str = Param("val/accuracy", description="quantity for best checkpoint and early stopping")
-    mode: Literal["min", "max"] = Param("max")
+    monitor: str = Param("val/loss", description="quantity for best checkpoint and early stopping")
+    mode: Literal["min", "max"] = Param("min")
     patience: int = Param(0, ge=0, description="early-stopping patience in epochs, 0 = off")
     num_threads: int | None = Param(None, ge=1, description="torch CPU threads per process; null = OMP_NUM_THREADS or 1")
     num_workers: int = Param(0, ge=0, description="DataLoader worker processes")

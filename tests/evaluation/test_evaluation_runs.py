@@ -5,6 +5,7 @@ import json
 
 import pytest
 import torch
+from evaluation_fixtures import tiny_runs  # noqa: F401  (fixture)
 from evaluation_helpers import tree_digest
 
 from pyhighlights.evaluation.evaluate import evaluate_run
@@ -97,3 +98,17 @@ def test_bad_paths_and_overrides_are_named(tiny_runs, tmp_path):
     with pytest.raises(ValueError, match="split=dev2"):
         evaluate_run(tiny_runs["classifier"], split="dev2")
     assert not (tiny_runs["classifier"] / "evaluation" / "test-aspekt").exists()
+
+
+def test_a_failed_rerun_keeps_the_earlier_output(tiny_runs, monkeypatch):
+    out_dir, first = evaluate_run(tiny_runs["classifier"], tag="kept")
+    import pyhighlights.evaluation.evaluate as evaluate_module
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(evaluate_module, "evaluate_model", broken)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        evaluate_run(tiny_runs["classifier"], tag="kept", overwrite=True)
+    assert json.loads((out_dir / "metrics.json").read_text())["seeds"] == first["seeds"]
+    assert sorted(p.name for p in out_dir.parent.iterdir() if p.name.startswith(".")) == []  # no scratch left

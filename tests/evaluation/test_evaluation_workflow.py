@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from evaluation_fixtures import tiny_runs  # noqa: F401  (fixture)
 
 from pyhighlights.evaluation.cli import main as evaluate_main
 from pyhighlights.explain.cli import main as explain_main
@@ -68,3 +69,20 @@ def test_clis_report_mistakes_without_a_traceback(tiny_runs, tmp_path, capsys):
     assert exit_info.value.code == 0 and "faithfulness_model" in capsys.readouterr().out
     assert explain_main(["--help"]) == 0
     assert "integrated_gradients: output=probability, n_steps=20" in capsys.readouterr().out
+
+
+def test_explain_options_and_refusal(tiny_runs):
+    from pyhighlights.evaluation.outputs import OutputExists
+    from pyhighlights.explain.explain import explain_run
+
+    out_dir, payload = explain_run(tiny_runs["rnp"], "lime", params={"n_samples": 10}, rate=0.5, max_documents=3,
+                                   infidelity_samples=0, sensitivity_samples=0, tag="quick")
+    assert out_dir == tiny_runs["rnp"] / "explain" / "lime-quick"
+    assert payload["documents"] == 3 and payload["rate_source"] == "given" and payload["model"] == "rnp"
+    assert set(payload["seeds"]) == {"0", "1"}  # every seed of the run, one scores.jsonl each
+    assert all(len((out_dir / f"seed{s}" / "scores.jsonl").read_text().splitlines()) == 3 for s in (0, 1))
+    assert "test/infidelity" not in payload["summary"] and "test/sensitivity" not in payload["summary"]
+    with pytest.raises(OutputExists):
+        explain_run(tiny_runs["rnp"], "lime", tag="quick")
+    with pytest.raises(ValueError, match="not both"):
+        explain_run(tiny_runs["rnp"], "lime", rate=0.1, rate_from=tiny_runs["rnp"])

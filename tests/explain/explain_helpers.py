@@ -47,3 +47,29 @@ class LinearPresenceModel(torch.nn.Module):
     def predict(self, batch: Batch, keep: torch.Tensor) -> torch.Tensor:
         score = (keep.float() * self.coef[batch.input_ids]).sum(dim=1)
         return torch.stack([torch.zeros_like(score), score], dim=1)
+
+
+def tiny_transformer_classifier(directory, seed: int = 0):
+    """A classifier over a 1-layer, 16-wide random BERT saved in ``directory`` (no tokenizer needed)."""
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=30, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=20, max_position_embeddings=32, hidden_dropout_prob=0.0,
+                        attention_probs_dropout_prob=0.0)
+    BertModel(config).save_pretrained(directory)
+    factory = BackboneFactory({"name": "transformer", "path": str(directory)})
+    model = build("model", {"name": "classifier", "predictor": {"dropout": 0.0}}, path="model",
+                  backbone_factory=factory, num_classes=2)
+    return model.eval()
+
+
+def subword_batch() -> Batch:
+    """[CLS] w0 w1a w1b w2 [SEP] and [CLS] w0 w1 [SEP] [PAD] [PAD]: word 1 of document 0 has two pieces."""
+    input_ids = torch.tensor([[2, 7, 8, 9, 10, 3], [2, 11, 12, 3, 0, 0]])
+    attention = torch.tensor([[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0]])
+    word_ids = torch.tensor([[-1, 0, 1, 1, 2, -1], [-1, 0, 1, -1, -1, -1]])
+    word_mask = torch.tensor([[1, 1, 1], [1, 1, 0]])
+    return Batch(input_ids=input_ids, attention_mask=attention, word_ids=word_ids, word_mask=word_mask,
+                 highlights=torch.full((2, 3), -1), labels=torch.zeros(2, dtype=torch.long),
+                 sample_ids=torch.arange(2))

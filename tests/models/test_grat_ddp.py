@@ -11,7 +11,7 @@ from __future__ import annotations
 import lightning.pytorch as pl
 import pytest
 import torch
-from conftest import tiny_overrides
+from pyhighlights.testing import tiny_overrides
 from torch.utils.data import DataLoader
 
 from pyhighlights.components import selectors

@@ -4,7 +4,7 @@ from __future__ import annotations
 import lightning.pytorch as pl
 import pytest
 import torch
-from conftest import tiny_overrides
+from pyhighlights.testing import tiny_overrides
 
 from pyhighlights.config.compose import compose_config
 from pyhighlights.training.run import Experiment, resolve_specs

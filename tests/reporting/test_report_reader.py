@@ -47,8 +47,9 @@ def test_runs_below_a_folder_merge_their_evaluation_and_add_explanations(runs):
 def test_cli_prints_the_table(runs, capsys):
     assert main([str(runs), "--metrics", "highlight_f1,auprc"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2] == "| rnp | 2 | 0.625 ± 0.106 | 0.300 ± 0.000 |"  # mean(0.55, 0.7), stdev = 0.15/√2
-    assert lines[3] == "| classifier | 1 | – | – |"
-    assert lines[4] == "| lime | 1 | 0.400 ± 0.000 | – |"
+    # runs below a folder come in path order: clf (and its explanation), then multirun/0 and /1
+    assert lines[2] == "| classifier | 1 | – | – |"
+    assert lines[3] == "| lime | 1 | 0.400 ± 0.000 | – |"
+    assert lines[4] == "| rnp | 2 | 0.625 ± 0.106 | 0.300 ± 0.000 |"  # mean(0.55, 0.7), stdev = 0.15/√2
     assert main([str(runs / "nothing")]) == 2
     assert "no such file" in capsys.readouterr().err

@@ -153,7 +153,9 @@ class TransformerBackbone(Backbone):
         self.max_tokens = max_tokens
         if frozen:
             self.model.requires_grad_(False)
-            self.model.eval()
+        # from_pretrained returns the model in eval mode; a trainable encoder starts in train mode (dropout on)
+        # like every other module, and Lightning keeps the mode it finds.
+        self.model.train(not frozen)
 
     def train(self, mode: bool = True):
         super().train(mode)

@@ -1,0 +1,342 @@
+"""Training mechanics shared by the SPP family (FR, DR, MGR, MCD, DAR, MRD, ...).
+
+Each model file states *what* its objective is; the *how* lives here once:
+
+- **parts with their own learning rates** (:func:`part_optimizer`,
+  :func:`scale_part_lr`): one Adam whose parameter groups are tagged with
+  the part they belong to (``selector``, ``predictor``, ``generator0``...)
+  and their base rate, so a model can give a part a fixed multiple of the
+  learning rate (MGR) or rescale it every step (DR). Encoder parameters keep
+  the ``encoder_lr`` of :meth:`SPPModel.param_groups` within each part.
+- **batch statistics that are exact under DDP** (:func:`global_sums`): a
+  quantity that steers an optimiser (DR's selection rate) must be the same on
+  every process, or the replicas drift apart; it is summed over processes in
+  one all-reduce call, so it equals the single-process value on the global
+  batch.
+- **frozen modules** (:func:`frozen`): parameters stop requiring gradients
+  for the duration of a phase, so the phase's backward neither computes nor
+  leaves gradients for them and its optimiser step cannot move them.
+- **multi-phase manual steps** (:class:`PhasedSteps`, :class:`TwoPhaseModel`):
+  a phase is (optimiser, loss terms, modules it trains); each phase step is
+  :meth:`SPPModel.manual_step`, the DDP-safe partial step (backward with
+  the strategy's sync blocked, flattened gradient averaging).
+- **an auxiliary model pre-trained on the full text** (:class:`AuxiliaryPretraining`):
+  trained alone for the first epochs, its best validation state (accuracy on
+  the full text, summed over processes) is kept, restored when pre-training
+  ends, and frozen (no gradients, eval mode) for the rest of the run and in
+  checkpoints.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from pyhighlights.components.losses import LossSet
+from pyhighlights.config.resolve import build
+from pyhighlights.data.batch import Batch
+from pyhighlights.models.rnp import RNP, RNPConfig
+from pyhighlights.registry import Param
+
+log = logging.getLogger("pyhighlights")
+
+
+# --- parts with their own learning rates -------------------------------------------------
+def part_optimizer(model, parts: Mapping[str, Sequence[nn.Module]], lrs: Mapping[str, float]) -> torch.optim.Adam:
+    """One Adam over ``parts``; each group is tagged ``part`` and ``base_lr`` (``lrs[part]``).
+
+    Within a part, encoder parameters get ``encoder_lr`` scaled like the part's
+    rate (see :meth:`SPPModel.param_groups`). A parameter may belong to one
+    part only: a module shared between parts would be stepped twice per step.
+    """
+    groups: list[dict[str, Any]] = []
+    owner: dict[int, str] = {}
+    for part, modules in parts.items():
+        for group in model.param_groups(modules, lrs[part]):
+            for p in group["params"]:
+                if id(p) in owner:
+                    raise ValueError(f"a parameter belongs to parts {owner[id(p)]!r} and {part!r}; "
+                                     f"each parameter must be in exactly one part")
+                owner[id(p)] = part
+            groups.append({**group, "name": f"{part}/{group['name']}", "part": part, "base_lr": group["lr"]})
+    return torch.optim.Adam(groups, weight_decay=model.weight_decay)
+
+
+def scale_part_lr(optimizer, part: str, factor: float) -> None:
+    """Set every group of ``part`` to ``base_lr * factor``."""
+    found = False
+    for group in optimizer.param_groups:
+        if group.get("part") == part:
+            group["lr"] = group["base_lr"] * float(factor)
+            found = True
+    if not found:
+        raise KeyError(f"the optimiser has no part {part!r}")
+
+
+def part_learning_rates(optimizer) -> dict[str, float]:
+    """Group name (``part/head``, ``part/encoder``) -> current learning rate."""
+    return {group["name"]: group["lr"] for group in optimizer.param_groups}
+
+
+# --- statistics that are exact under DDP -------------------------------------------------
+def global_sums(*values: torch.Tensor) -> list[torch.Tensor]:
+    """Each scalar summed over all processes, in one all-reduce call (identity on one process)."""
+    stacked = torch.stack([v.detach().reshape(()).to(torch.float64) for v in values])
+    if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+        backend_device = values[0].device
+        stacked = stacked.to(backend_device)
+        dist.all_reduce(stacked, op=dist.ReduceOp.SUM)
+    return list(stacked.unbind())
+
+
+def global_selection_rate(mask: torch.Tensor, word_mask: torch.Tensor) -> float:
+    """Selected real words / real words over the global batch (all processes)."""
+    selected, words = global_sums((mask.detach() * word_mask).sum(), word_mask.sum())
+    return float(selected / words.clamp(min=1))
+
+
+# --- frozen modules ----------------------------------------------------------------------
+@contextmanager
+def frozen(modules: Iterable[nn.Module]):
+    """Parameters of ``modules`` do not require gradients inside the block (restored after)."""
+    params = [p for m in modules for p in m.parameters() if p.requires_grad]
+    for p in params:
+        p.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for p in params:
+            p.requires_grad_(True)
+
+
+# --- multi-phase manual steps ------------------------------------------------------------
+class PhasedSteps:
+    """Mixin for :class:`SPPModel` subclasses with manual optimisation in phases."""
+
+    def phase_step(self, optimizer, outputs: Mapping[str, torch.Tensor], terms: Iterable[str] | None,
+                   modules: Sequence[nn.Module]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """Loss over ``terms`` (all terms when None), then a DDP-safe step of ``modules`` with ``optimizer``."""
+        total, parts = self.loss(outputs, only=None if terms is None else set(terms))
+        self.manual_step(optimizer, total, modules)
+        return total, parts
+
+
+class TwoPhaseConfig(RNPConfig):
+    """An RNP-shaped model trained in two phases per batch (MCD, MRD)."""
+
+    predictor_terms: list[str] = Param(["task"], description="loss terms of phase 1 (predictor step)")
+    selector_terms: list[str] = Param(["sparsity", "continuity"],
+                                      description="loss terms of phase 2 (selector step, predictor frozen)")
+    predictor_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False,
+                                       description="learning rate of the predictor phase; null = lr")
+
+    @classmethod
+    def two_phase(cls, **values):
+        config = cls(**values)
+        config.add_condition(lambda c: set(c.predictor_terms) <= set(c.losses) and set(c.selector_terms) <= set(c.losses),
+                             name="predictor_terms and selector_terms must name loss terms of model.losses")
+        config.add_condition(lambda c: bool(c.predictor_terms) and bool(c.selector_terms),
+                             name="predictor_terms and selector_terms must not be empty")
+        return config
+
+
+class TwoPhaseModel(PhasedSteps, RNP):
+    """Per batch: (1) predictor step on the *detached* selection, (2) selector step with the predictor frozen.
+
+    The selector runs once per batch; its (single) Gumbel sample serves both
+    phases. Phase 2 re-runs the predictor after its phase-1 update, with its
+    parameters frozen, so gradients reach the selector through the predictor
+    but the predictor does not move. A subclass says what the predictor reads
+    in each phase (:meth:`views`) and names each phase's loss terms.
+    """
+
+    def __init__(self, *, predictor_terms: Sequence[str], selector_terms: Sequence[str],
+                 predictor_lr: float | None = None, **rnp):
+        super().__init__(**rnp)
+        self.automatic_optimization = False
+        self.losses.require(predictor_terms, "model.predictor_terms")
+        self.losses.require(selector_terms, "model.selector_terms")
+        self.predictor_terms, self.selector_terms = list(predictor_terms), list(selector_terms)
+        self.predictor_lr = predictor_lr or self.lr
+
+    def selector_modules(self) -> list[nn.Module]:
+        return [self.selector_encoder, self.selector]
+
+    def predictor_modules(self) -> list[nn.Module]:
+        return [self.predictor_encoder, self.predictor]
+
+    def configure_optimizers(self):
+        return [self.make_optimizer(self.predictor_modules(), lr=self.predictor_lr),
+                self.make_optimizer(self.selector_modules())]
+
+    def full_logits(self, batch: Batch, grad: bool) -> torch.Tensor:
+        """The predictor on the full text (no graph when ``grad`` is false)."""
+        with torch.set_grad_enabled(grad and torch.is_grad_enabled()):
+            return self.predict(batch, None)
+
+    def views(self, batch: Batch, mask: torch.Tensor, phase: str) -> dict[str, torch.Tensor]:
+        """Named predictor outputs for ``phase`` in {"predictor", "selector", "evaluate"}."""
+        raise NotImplementedError
+
+    def _outputs(self, batch, selection, views):
+        views = dict(views)
+        return self.outputs(batch, selection, views.pop("logits", None), **views)
+
+    def forward(self, batch):
+        selection = self.select(batch)
+        return self._outputs(batch, selection, self.views(batch, selection.mask, "evaluate"))
+
+    def training_step(self, batch, batch_idx):
+        predictor_opt, selector_opt = self.optimizers()
+        selection = self.select(batch)
+        first = self._outputs(batch, selection, self.views(batch, selection.mask.detach(), "predictor"))
+        p_total, p_parts = self.phase_step(predictor_opt, first, self.predictor_terms, self.predictor_modules())
+        with frozen(self.predictor_modules()):
+            second = self._outputs(batch, selection, self.views(batch, selection.mask, "selector"))
+            s_total, s_parts = self.phase_step(selector_opt, second, self.selector_terms, self.selector_modules())
+        self.log("train/predictor_loss", p_total.detach(), batch_size=batch.size)
+        self.log("train/selector_loss", s_total.detach(), batch_size=batch.size)
+        self.log_train(p_total.detach() + s_total.detach(), {**p_parts, **s_parts}, second, batch.size)
+        return None
+
+
+# --- an auxiliary model pre-trained on the full text -------------------------------------
+class AuxiliaryPretraining:
+    """Mixin: an auxiliary classifier trained alone on the full text, then frozen at its best validation state.
+
+    The host model calls :meth:`init_auxiliary` in ``__init__`` and implements
+    :meth:`auxiliary_modules` and :meth:`auxiliary_logits`. For the first
+    ``auxiliary_epochs`` epochs :meth:`auxiliary_pretraining_step` trains it
+    on the full text (loss: ``auxiliary_losses``, over ``auxiliary_full_logits``)
+    and every validation epoch scores it on the full validation text
+    (accuracy, summed over processes, so every rank picks the same epoch); the
+    state with the best score is kept, like the best checkpoint of a separate
+    pre-training run. When the first epoch after pre-training starts, that
+    state is restored and the auxiliary model is frozen: no gradients, eval
+    mode (no dropout) even when the host is in training mode. If no validation
+    ran during pre-training, the last pre-training state is kept (and a
+    warning logged). The kept state travels in checkpoints.
+    """
+
+    CHECKPOINT_KEY: ClassVar[str] = "pyhighlights_auxiliary"
+
+    def init_auxiliary(self, epochs: int, losses: Mapping[str, Any], path: str = "model.auxiliary_losses") -> None:
+        self.auxiliary_epochs = int(epochs)
+        self.auxiliary_losses = LossSet({label: build("loss", spec, path=f"{path}.{label}")
+                                         for label, spec in losses.items()})
+        self.first_scored_epoch = max(self.first_scored_epoch, self.auxiliary_epochs)
+        self.register_buffer("auxiliary_frozen", torch.zeros((), dtype=torch.bool))
+        self._auxiliary_best: dict[str, Any] | None = None
+        self._auxiliary_counts: list[torch.Tensor] | None = None
+
+    def auxiliary_modules(self) -> list[nn.Module]:
+        raise NotImplementedError
+
+    def auxiliary_logits(self, batch: Batch, keep_words: torch.Tensor | None = None) -> torch.Tensor:
+        raise NotImplementedError
+
+    # state
+    @property
+    def pretraining(self) -> bool:
+        return not bool(self.auxiliary_frozen) and self.current_epoch < self.auxiliary_epochs
+
+    def auxiliary_parameters(self) -> list[nn.Parameter]:
+        return [p for m in self.auxiliary_modules() for p in m.parameters()]
+
+    def auxiliary_state(self) -> dict[str, torch.Tensor]:
+        return {f"{i}.{name}": value.detach().clone() for i, module in enumerate(self.auxiliary_modules())
+                for name, value in module.state_dict().items()}
+
+    def load_auxiliary_state(self, state: Mapping[str, torch.Tensor]) -> None:
+        for i, module in enumerate(self.auxiliary_modules()):
+            prefix = f"{i}."
+            module.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
+
+    def freeze_auxiliary(self) -> None:
+        for p in self.auxiliary_parameters():
+            p.requires_grad_(False)
+        for module in self.auxiliary_modules():
+            module.eval()
+        self.auxiliary_frozen.fill_(True)
+
+    def train(self, mode: bool = True):
+        result = super().train(mode)
+        flag = getattr(self, "auxiliary_frozen", None)
+        if flag is not None and bool(flag):
+            for module in self.auxiliary_modules():
+                module.eval()
+        return result
+
+    # training
+    def auxiliary_pretraining_step(self, optimizer, batch: Batch) -> torch.Tensor:
+        logits = self.auxiliary_logits(batch, None)
+        total, _ = self.auxiliary_losses({"auxiliary_full_logits": logits, "labels": batch.labels})
+        self.manual_step(optimizer, total, self.auxiliary_modules())
+        self.log("train/auxiliary_loss", total.detach(), prog_bar=True, batch_size=batch.size)
+        return total
+
+    def end_auxiliary_pretraining(self) -> None:
+        """Restore the best validation state and freeze (idempotent; called when an epoch starts)."""
+        if self.current_epoch < self.auxiliary_epochs or bool(self.auxiliary_frozen):
+            if bool(self.auxiliary_frozen):
+                self.freeze_auxiliary()  # parameters' flags are not in checkpoints: re-apply after a resume
+            return
+        best = self._auxiliary_best
+        if best is not None:
+            self.load_auxiliary_state(best["state"])
+            log.info("auxiliary model: restored the state of epoch %d (validation accuracy %.4f) and froze it",
+                     best["epoch"], best["score"])
+        else:
+            log.warning("auxiliary model: no validation during its %d pre-training epochs; keeping the last state",
+                        self.auxiliary_epochs)
+        self.freeze_auxiliary()
+
+    def on_train_epoch_start(self) -> None:
+        super().on_train_epoch_start()
+        self.end_auxiliary_pretraining()
+
+    # validation of the auxiliary model
+    def on_validation_epoch_start(self) -> None:
+        super().on_validation_epoch_start()
+        self._auxiliary_counts = None
+
+    def auxiliary_validation_update(self, batch: Batch) -> None:
+        with torch.no_grad():
+            logits = self.auxiliary_logits(batch, None)
+        correct = (logits.argmax(dim=-1) == batch.labels).sum().to(torch.float64)
+        total = torch.tensor(float(batch.size), dtype=torch.float64, device=correct.device)
+        if self._auxiliary_counts is None:
+            self._auxiliary_counts = [correct, total]
+        else:
+            self._auxiliary_counts = [self._auxiliary_counts[0] + correct, self._auxiliary_counts[1] + total]
+
+    def auxiliary_validation_score(self) -> float:
+        """Accuracy of the auxiliary model on the full validation text, over all processes."""
+        counts = self._auxiliary_counts or [torch.zeros((), dtype=torch.float64, device=self.device)] * 2
+        correct, total = global_sums(*counts)
+        return float(correct / total) if float(total) > 0 else float("nan")
+
+    def auxiliary_validation_end(self) -> None:
+        if not self.pretraining or self.trainer.sanity_checking:
+            return
+        score = self.auxiliary_validation_score()
+        self.log("val/auxiliary_accuracy", score)
+        best = self._auxiliary_best
+        if score == score and (best is None or score > best["score"]):
+            self._auxiliary_best = {"epoch": int(self.current_epoch), "score": float(score),
+                                    "state": self.auxiliary_state()}
+
+    # checkpoints
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        super().on_save_checkpoint(checkpoint)
+        if self._auxiliary_best is not None:
+            checkpoint[self.CHECKPOINT_KEY] = self._auxiliary_best
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        super().on_load_checkpoint(checkpoint)
+        self._auxiliary_best = checkpoint.get(self.CHECKPOINT_KEY)

