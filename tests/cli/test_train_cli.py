@@ -1,0 +1,88 @@
+"""scripts/train.py end to end, through a subprocess, as a user runs it."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyhighlights.testing import tiny_overrides
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "train.py"
+
+
+def train(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HYDRA_FULL_ERROR": "0"}
+    result = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, env=env,
+                            cwd=ROOT, timeout=300)
+    if check and result.returncode != 0:
+        raise AssertionError(f"exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return result
+
+
+def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir, tmp_path):
+    run_dir = tmp_path / "run"
+    result = train(*tiny_overrides(tiny_beer_dir), f"hydra.run.dir={run_dir}")
+    assert "test/accuracy = " in result.stdout and "test/highlight_f1 = " in result.stdout
+    results = json.loads((run_dir / "results.json").read_text())
+    summary = results["summary"]
+    for name in ("test/accuracy", "test/highlight_f1", "test/sparsity"):
+        assert summary[name]["n"] == 1 and summary[name]["std"] == 0.0
+        assert summary[name]["mean"] == results["seeds"]["0"][name]
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["parameters"]["backbone"]["hidden_size"] == 16  # numbers, not key names
+    assert manifest["parameters"]["model"]["losses"]["sparsity"]["target"] == 0.15
+    assert any(path.endswith("annotations.json") for path in manifest["data_files"])
+    predictions = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
+    assert predictions and {"id", "label", "prediction", "selected", "highlight"} <= set(predictions[0])
+    assert (run_dir / "metrics.csv").exists() and list((run_dir / "checkpoints").glob("*.ckpt"))
+
+    before = (run_dir / "results.json").read_bytes()
+    again = train(*tiny_overrides(tiny_beer_dir), f"hydra.run.dir={run_dir}", check=False)
+    assert again.returncode != 0 and "never overwritten" in again.stderr
+    assert (run_dir / "results.json").read_bytes() == before
+
+
+def test_several_seeds_in_one_run(tiny_beer_dir, tmp_path):
+    run_dir = tmp_path / "seeds"
+    train(*tiny_overrides(tiny_beer_dir), "seeds=[0,1]", f"hydra.run.dir={run_dir}")
+    results = json.loads((run_dir / "results.json").read_text())
+    values = [results["seeds"][s]["test/accuracy"] for s in ("0", "1")]
+    mean = sum(values) / 2
+    std = (sum((v - mean) ** 2 for v in values) / 1) ** 0.5  # sample standard deviation over 2 seeds
+    assert results["summary"]["test/accuracy"]["mean"] == pytest.approx(mean)
+    assert results["summary"]["test/accuracy"]["std"] == pytest.approx(std)
+    assert (run_dir / "seed1" / "predictions.jsonl").exists()
+
+
+@pytest.mark.parametrize("override, message", [
+    ("model.losses.sparsity.target=-0.1", "model.losses.sparsity.target"),
+    ("model.lr=nan", "model.lr"),
+    ("+model.temprature=0.5", "model.temprature: unknown field"),
+    ("backbone.hidden_size=abc", "backbone.hidden_size"),
+])
+def test_bad_overrides_exit_with_the_field_named(tiny_beer_dir, tmp_path, override, message):
+    result = train(*tiny_overrides(tiny_beer_dir), override, f"hydra.run.dir={tmp_path / 'bad'}", check=False)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert not (tmp_path / "bad" / "results.json").exists()
+
+
+def test_unknown_group_option_lists_the_available_ones(tmp_path):
+    result = train("model=nosuchmodel", f"hydra.run.dir={tmp_path}", check=False)
+    assert result.returncode != 0 and "rnp" in result.stderr and "grat" in result.stderr
+
+
+def test_missing_corpus_names_the_files(tmp_path):
+    result = train("dataset=beer", f"dataset.data_dir={tmp_path / 'nothing'}", f"hydra.run.dir={tmp_path / 'r'}",
+                   check=False)
+    assert result.returncode != 0 and "annotations.json" in result.stderr
+
+
+def test_cfg_job_prints_every_parameter():
+    result = train("--cfg", "job", "model=grat")
+    assert "pretrain_epochs: 10" in result.stdout and "noise_sigma: 1.0" in result.stdout
