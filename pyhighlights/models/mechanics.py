@@ -174,6 +174,11 @@ class TwoPhaseModel(PhasedSteps, RNP):
         return [self.make_optimizer(self.predictor_modules(), lr=self.predictor_lr),
                 self.make_optimizer(self.selector_modules())]
 
+    def evaluation_scales(self):
+        """Validation/test ``loss`` = the terms some phase trains (a term no phase uses is logged, not summed)."""
+        used = set(self.predictor_terms) | set(self.selector_terms)
+        return {name: 0.0 for name in self.losses.terms if name not in used}
+
     def full_logits(self, batch: Batch, grad: bool) -> torch.Tensor:
         """The predictor on the full text (no graph when ``grad`` is false)."""
         with torch.set_grad_enabled(grad and torch.is_grad_enabled()):

@@ -38,7 +38,8 @@ from typing import ClassVar
 import torch
 from torch import nn
 
-from pyhighlights.components.selectors import Selection, deterministic_mask, hard_gumbel_mask
+from pyhighlights.components import selectors
+from pyhighlights.components.selectors import Selection, deterministic_mask
 from pyhighlights.models.base import SPPModel
 from pyhighlights.models.mechanics import part_optimizer
 from pyhighlights.models.rnp import RNPConfig
@@ -63,7 +64,7 @@ def averaged_selection(selections: list[Selection], word_mask: torch.Tensor, sam
     p = torch.stack([s.keep_probability for s in selections]).mean(dim=0)
     p = p.clamp(1e-6, 1 - 1e-6)
     logits = torch.stack([torch.log1p(-p), torch.log(p)], dim=-1)
-    mask = hard_gumbel_mask(logits, temperature) if sample else deterministic_mask(logits)
+    mask = selectors.hard_gumbel_mask(logits, temperature) if sample else deterministic_mask(logits)
     return Selection(logits=logits, mask=mask * word_mask.to(mask.dtype))
 
 

@@ -1,0 +1,67 @@
+"""Helpers of the SPP-family tests: building a model from overrides, short trainers, snapshots."""
+from __future__ import annotations
+
+import lightning.pytorch as pl
+import torch
+
+from pyhighlights.components import selectors
+from pyhighlights.config.compose import compose_config
+from pyhighlights.training.run import Experiment, resolve_specs
+
+
+def overrides(data_dir, model: str, *extra: str) -> list[str]:
+    return ["dataset=beer", f"dataset.data_dir={data_dir}", f"model={model}", "backbone.hidden_size=16",
+            "embeddings.dim=16", "trainer.batch_size=16", "trainer.max_epochs=1", "trainer.progress_bar=false",
+            *extra]
+
+
+def experiment(data_dir, model: str, *extra: str) -> Experiment:
+    return Experiment(resolve_specs(compose_config(overrides(data_dir, model, *extra))))
+
+
+def trainer(max_epochs: int = 1, **kwargs) -> pl.Trainer:
+    settings = dict(max_epochs=max_epochs, accelerator="cpu", logger=False, enable_checkpointing=False,
+                    enable_progress_bar=False, enable_model_summary=False, use_distributed_sampler=False,
+                    limit_train_batches=1, limit_val_batches=0, num_sanity_val_steps=0)
+    return pl.Trainer(**{**settings, **kwargs})
+
+
+def snapshot(modules) -> list[torch.Tensor]:
+    return [p.detach().clone() for m in modules for p in m.parameters()]
+
+
+def same(a, b) -> bool:
+    return len(a) == len(b) and all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def first_batch(exp: Experiment, seed: int = 0):
+    datamodule = exp.datamodule(seed)
+    datamodule.setup("fit")
+    return next(iter(datamodule.train_dataloader()))
+
+
+class Recorder(pl.Callback):
+    """Keeps the batch and the global RNG state at the start of every training batch."""
+
+    def __init__(self):
+        self.batches, self.rng = [], []
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        self.batches.append(batch)
+        self.rng.append(torch.get_rng_state())
+
+
+def soft_keep(logits, temperature):
+    """A noiseless, differentiable stand-in for the hard Gumbel sample: p(keep) itself."""
+    return torch.softmax(logits, dim=-1)[..., 1]
+
+
+def straight_through_deterministic(logits, temperature):
+    """The deterministic mask in the forward pass, p(keep)'s gradient in the backward pass."""
+    p = torch.softmax(logits, dim=-1)[..., 1]
+    return selectors.deterministic_mask(logits) + p - p.detach()
+
+
+def adam_first_step(before: torch.Tensor, grad: torch.Tensor, lr: float, eps: float = 1e-8) -> torch.Tensor:
+    """Adam's first update from zero state: theta - lr * g / (|g| + eps) (bias corrections cancel)."""
+    return before - lr * grad / (grad.abs() + eps)

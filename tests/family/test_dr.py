@@ -1,0 +1,79 @@
+"""DR: after a step, the predictor's learning rate is the selector's times max(batch selection rate, 0.05)."""
+from __future__ import annotations
+
+import copy
+
+import lightning.pytorch as pl
+import pytest
+import torch
+from family_helpers import Recorder, adam_first_step, experiment, trainer
+
+
+def one_step(family_tiny_dir, *extra, prepare=None):
+    lr = 1e-3
+    exp = experiment(family_tiny_dir, "dr", f"model.lr={lr}", *extra)
+    pl.seed_everything(0)
+    model = exp.model()
+    if prepare is not None:
+        prepare(model)
+    initial = copy.deepcopy(model)
+    recorder = Recorder()
+    selections = []
+    original = model.select
+
+    def recording_select(batch):
+        selection = original(batch)
+        selections.append((selection.mask.detach().clone(), batch.word_mask.clone()))
+        return selection
+
+    model.select = recording_select
+    trainer(1, callbacks=[recorder]).fit(model, datamodule=exp.datamodule(0))
+    assert len(selections) == 1
+    mask, word_mask = selections[0]
+    rate = float((mask * word_mask).sum() / word_mask.sum())  # computed here, from the mask the step used
+    return lr, model, initial, recorder, rate
+
+
+def group_lrs(model):
+    return {g["name"]: g["lr"] for g in model.trainer.optimizers[0].param_groups}
+
+
+def test_predictor_lr_is_selector_lr_times_batch_rate(family_tiny_dir):
+    lr, model, initial, recorder, rate = one_step(family_tiny_dir, "model.losses.sparsity.target=0.3")
+    assert 0.05 < rate < 1
+    lrs = group_lrs(model)
+    assert lrs["selector/head"] == lr and lrs["selector/encoder"] == lr
+    assert lrs["predictor/head"] == pytest.approx(lr * rate, rel=1e-9)
+    assert lrs["predictor/encoder"] == pytest.approx(lr * rate, rel=1e-9)
+
+    # The step itself used those rates: replay it with the same batch and random state.
+    torch.set_rng_state(recorder.rng[0])
+    initial.train()
+    total, _ = initial.loss(initial(recorder.batches[0]))
+    params = dict(initial.named_parameters())
+    grads = torch.autograd.grad(total, list(params.values()), allow_unused=True)
+    after = dict(model.named_parameters())
+    for (name, before), grad in zip(params.items(), grads):
+        part_lr = lr * rate if name.startswith("predictor") else lr
+        expected = before.detach() if grad is None else adam_first_step(before.detach(), grad, part_lr)
+        assert torch.allclose(after[name].detach(), expected, atol=1e-8, rtol=1e-5), name
+
+
+def test_rate_below_floor_uses_floor(family_tiny_dir):
+    def select_nothing(model):
+        with torch.no_grad():
+            model.selector.scorer.weight.zero_()
+            model.selector.scorer.bias.copy_(torch.tensor([30.0, -30.0]))
+
+    lr, model, *_, rate = one_step(family_tiny_dir, prepare=select_nothing)
+    assert rate == 0.0
+    lrs = group_lrs(model)
+    assert lrs["predictor/head"] == pytest.approx(lr * 0.05, rel=1e-9)
+    assert lrs["selector/head"] == lr
+
+
+def test_encoder_lr_scales_with_the_part(family_tiny_dir):
+    lr, model, *_, rate = one_step(family_tiny_dir, "model.encoder_lr=0.0005")
+    lrs = group_lrs(model)
+    assert lrs["selector/encoder"] == pytest.approx(5e-4)
+    assert lrs["predictor/encoder"] == pytest.approx(5e-4 * max(rate, 0.05), rel=1e-9)

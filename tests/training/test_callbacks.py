@@ -1,0 +1,63 @@
+"""Warm-up-aware checkpointing and early stopping; monitors must agree."""
+import lightning.pytorch as pl
+import pytest
+import torch
+from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+
+from pyhighlights.training.callbacks import WarmupAwareCheckpoint, WarmupAwareEarlyStopping, check_monitors
+
+# val/loss per epoch: the guider-only epochs 0 and 1 look best, but must not count.
+LOSSES = [0.1, 0.2, 0.9, 0.5, 0.7]
+
+
+class Scripted(pl.LightningModule):
+    def __init__(self, first_scored_epoch):
+        super().__init__()
+        self.first_scored_epoch = first_scored_epoch
+        self.weight = torch.nn.Parameter(torch.zeros(1))
+
+    def training_step(self, batch, batch_idx):
+        return (self.weight * batch[0]).sum()
+
+    def validation_step(self, batch, batch_idx):
+        self.log("val/loss", LOSSES[self.current_epoch])
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.0)
+
+    def train_dataloader(self):
+        return [torch.ones(1)]
+
+    def val_dataloader(self):
+        return [torch.ones(1)]
+
+
+def fit(tmp_path, first_scored_epoch, patience=None):
+    checkpoint = WarmupAwareCheckpoint(dirpath=tmp_path, filename="best-{epoch}", monitor="val/loss", mode="min")
+    callbacks = [checkpoint]
+    if patience is not None:
+        callbacks.append(WarmupAwareEarlyStopping(monitor="val/loss", mode="min", patience=patience))
+    trainer = pl.Trainer(max_epochs=len(LOSSES), callbacks=callbacks, logger=False, enable_progress_bar=False,
+                         enable_model_summary=False, num_sanity_val_steps=0, accelerator="cpu")
+    trainer.fit(Scripted(first_scored_epoch))
+    return trainer, checkpoint
+
+
+def test_best_checkpoint_skips_warmup_epochs(tmp_path):
+    _, checkpoint = fit(tmp_path / "a", first_scored_epoch=2)
+    assert checkpoint.best_model_path.endswith("best-epoch=3.ckpt")  # 0.5 is the best loss from epoch 2 on
+    _, plain = fit(tmp_path / "b", first_scored_epoch=0)
+    assert plain.best_model_path.endswith("best-epoch=0.ckpt")
+
+
+def test_early_stopping_counts_from_the_first_scored_epoch(tmp_path):
+    # Without warm-up awareness, patience 1 stops at epoch 1 (0.2 > 0.1); with it, epochs 2..4 are scored:
+    # 0.9, then 0.5 improves, then 0.7 is one bad epoch -> stop after epoch 4.
+    trainer, _ = fit(tmp_path, first_scored_epoch=2, patience=1)
+    assert trainer.current_epoch == 5 and trainer.early_stopping_callback.best_score.item() == pytest.approx(0.5)
+
+
+def test_monitors_must_agree():
+    check_monitors([ModelCheckpoint(monitor="val/loss"), EarlyStopping(monitor="val/loss")])
+    with pytest.raises(ValueError, match="same quantity"):
+        check_monitors([ModelCheckpoint(monitor="val/loss"), EarlyStopping(monitor="val/accuracy")])
