@@ -14,6 +14,7 @@ def prepare() -> None:
     # One thread per process unless the user said otherwise (see TrainerConfig.num_threads).
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     logging.getLogger("lightning.pytorch.utilities.rank_zero").setLevel(logging.WARNING)
+    quiet_known_warnings()
     from pyhighlights.config.hydra_schema import register_schemas
 
     register_schemas()
@@ -23,3 +24,13 @@ def fail(error: BaseException) -> None:
     """Exit non-zero with a one-line message (no traceback) for a user mistake."""
     print(f"error: {error}", file=sys.stderr)
     sys.exit(2)
+
+
+def quiet_known_warnings() -> None:
+    """Silence warnings that say nothing to a user of this tool."""
+    import warnings
+
+    # The run directory holds manifest.json before the CSV logger starts; nothing is deleted.
+    warnings.filterwarnings("ignore", message="Experiment logs directory .* exists and is not empty")
+    warnings.filterwarnings("ignore", message=".*isinstance.treespec, LeafSpec.*")
+    warnings.filterwarnings("ignore", message="The number of training batches .* is smaller than the logging")

@@ -129,17 +129,7 @@ class Experiment:
             if name in metrics and trainer.is_global_zero:
                 log.info("seed %d %s = %.4f", seed, name, metrics[name])
         metrics["best_epoch"] = _epoch_of(best)
-        self._rename_metrics_csv(out_dir)
         return metrics
-
-    @staticmethod
-    def _rename_metrics_csv(out_dir: Path) -> None:
-        # CSVLogger writes <out>/metrics.csv with name="" and version=""; keep it where the layout says.
-        produced = out_dir / "metrics.csv"
-        if not produced.exists():
-            for candidate in out_dir.rglob("metrics.csv"):
-                candidate.replace(produced)
-                break
 
 
 def _epoch_of(path: str | None) -> float:

@@ -1,0 +1,66 @@
+"""``scripts/compare.py``: train a list of models over a list of seeds, then one mean ± std table."""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python scripts/compare.py",
+        description="Train every model of --models with every seed of --seeds on one corpus (one run directory "
+                    "per model under --out), then write comparison.md and comparison.csv there: test accuracy, "
+                    "highlight precision/recall/F1 and sparsity, mean ± std over seeds, and the run directory "
+                    "of each row. A model whose run directory already holds all the seeds is not retrained.",
+        epilog="Hydra overrides for every run go after '--', e.g. -- dataset=beer dataset.data_dir=/data/beer")
+    p.add_argument("--models", required=True, help="comma-separated model names, e.g. fr,dr,mgr,mcd,dar,mrd,rnp,grat")
+    p.add_argument("--seeds", default="0,1", help="comma-separated seeds (default: %(default)s)")
+    p.add_argument("--out", required=True, help="output folder: <out>/<model>/ runs and the comparison table")
+    p.add_argument("--no-quick", dest="quick", action="store_false",
+                   help="use each model's registered (reference) defaults instead of experiment=quick_<model>")
+    p.add_argument("--table-only", action="store_true", help="do not train: tabulate the runs already under --out")
+    p.add_argument("overrides", nargs="*", help="Hydra overrides applied to every run (after '--')")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    import os
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from pyhighlights import registry
+    from pyhighlights.cli.common import prepare
+    from pyhighlights.config.resolve import ConfigError
+    from pyhighlights.training import compare as comparison
+    from pyhighlights.training.rundir import RunDirectoryExists
+
+    prepare()
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    unknown = [m for m in models if m not in registry.available("model")]
+    if not models or unknown:
+        print(f"error: --models: unknown {unknown or 'none given'}; available: {', '.join(registry.available('model'))}",
+              file=sys.stderr)
+        return 2
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    except ValueError:
+        print(f"error: --seeds: expected comma-separated integers, got {args.seeds!r}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    try:
+        if args.table_only:
+            table = comparison.tabulate({m: out / m for m in models})
+            (out / "comparison.md").write_text(table.markdown)
+            (out / "comparison.csv").write_text(table.csv)
+        else:
+            table = comparison.compare(models, seeds, out, args.overrides, quick=args.quick, command=sys.argv)
+    except (ConfigError, RunDirectoryExists, FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(table.markdown)
+    print(f"written: {out / 'comparison.md'}, {out / 'comparison.csv'}")
+    return 0

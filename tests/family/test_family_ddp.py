@@ -1,0 +1,137 @@
+"""The family under 2-process CPU DDP (gloo): replicas stay identical and equal one process on the global batch.
+
+One pair of processes trains every model in turn (the process group is set
+up once; Lightning sees an externally launched job), so the test pays for
+process start-up once. Each model's comparison needs a loss that is a mean
+over examples and no randomness: every document has the same length, the
+sparsity target is 1 (|rate - 1| is linear in the mask), dropout is off, and
+the Gumbel sample is replaced by the deterministic mask with p(keep)'s
+straight-through gradient (so the selectors still learn).
+"""
+from __future__ import annotations
+
+import os
+import socket
+
+import lightning.pytorch as pl
+import pytest
+import torch
+import torch.multiprocessing as mp
+from family_helpers import overrides, straight_through_deterministic
+from torch.utils.data import DataLoader
+
+from pyhighlights.components import selectors
+from pyhighlights.config.compose import compose_config
+from pyhighlights.data.batch import Batch
+from pyhighlights.training.run import Experiment, resolve_specs
+
+STEPS, PER_RANK, LENGTH, VOCAB = 3, 4, 12, 40
+COMMON = ("backbone.dropout=0", "model.predictor.dropout=0", "model.losses.sparsity.target=1.0", "model.lr=0.003")
+MODELS = {
+    "fr": [],
+    "dr": [],
+    "mgr": ["model.num_generators=2"],
+    "mcd": [],
+    "mrd": [],
+    "dar": ["model.auxiliary_epochs=1", "model.auxiliary_predictor.dropout=0"],
+}
+EPOCHS = {"dar": 2}  # one pre-training epoch, one rationaliser epoch
+
+
+def make_batch(generator: torch.Generator, size: int, first_id: int) -> Batch:
+    ids = torch.randint(2, VOCAB, (size, LENGTH), generator=generator)
+    ones = torch.ones(size, LENGTH, dtype=torch.long)
+    return Batch(ids, ones, torch.arange(LENGTH).expand(size, LENGTH).clone(), ones,
+                 torch.zeros(size, LENGTH, dtype=torch.long), torch.randint(0, 2, (size,), generator=generator),
+                 torch.arange(first_id, first_id + size))
+
+
+def rank_batches(seed: int) -> list[list[Batch]]:
+    generator = torch.Generator().manual_seed(seed)
+    return [[make_batch(generator, PER_RANK, 100 * step + 10 * rank) for step in range(STEPS)] for rank in range(2)]
+
+
+def cat(a: Batch, b: Batch) -> Batch:
+    return Batch(*(torch.cat([getattr(a, f), getattr(b, f)]) for f in Batch.__dataclass_fields__))
+
+
+class FixedBatches(pl.LightningDataModule):
+    """Rank r of a 2-process run gets rank_batches()[r]; one process gets both, concatenated."""
+
+    def loader(self, seed):
+        per_rank = rank_batches(seed)
+        if self.trainer.world_size == 2:
+            batches = per_rank[self.trainer.global_rank]
+        else:
+            batches = [cat(a, b) for a, b in zip(*per_rank)]
+        return DataLoader(batches, batch_size=None, collate_fn=lambda x: x)
+
+    def train_dataloader(self):
+        return self.loader(0)
+
+    def val_dataloader(self):
+        return self.loader(1)
+
+
+def specs(data_dir: str) -> dict:
+    return {name: resolve_specs(compose_config(overrides(data_dir, name, *COMMON, *extra)))
+            for name, extra in MODELS.items()}
+
+
+def train(name, run_specs, **strategy) -> dict[str, torch.Tensor]:
+    pl.seed_everything(0, verbose=False)
+    model = Experiment(run_specs).model()
+    trainer = pl.Trainer(max_epochs=EPOCHS.get(name, 1), accelerator="cpu", logger=False,
+                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
+                         use_distributed_sampler=False, num_sanity_val_steps=0,
+                         limit_val_batches=1 if name == "dar" else 0, **strategy)
+    trainer.fit(model, datamodule=FixedBatches())
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def worker(rank: int, port: int, out: str, all_specs: dict) -> None:
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE="2", RANK=str(rank),
+                      LOCAL_RANK=str(rank), NODE_RANK="0", OMP_NUM_THREADS="1")
+    torch.set_num_threads(1)
+    selectors.hard_gumbel_mask = straight_through_deterministic
+    for name, run_specs in all_specs.items():
+        state = train(name, run_specs, devices=2, strategy="ddp")
+        torch.save(state, f"{out}/{name}_rank{rank}.pt")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def ddp_states(family_tiny_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("family_ddp")
+    all_specs = specs(str(family_tiny_dir))
+    mp.spawn(worker, args=(free_port(), str(out), all_specs), nprocs=2, join=True)
+    original = selectors.hard_gumbel_mask
+    selectors.hard_gumbel_mask = straight_through_deterministic
+    try:
+        single = {name: train(name, run_specs, devices=1) for name, run_specs in all_specs.items()}
+        initial = {}
+        for name, run_specs in all_specs.items():
+            pl.seed_everything(0, verbose=False)
+            initial[name] = Experiment(run_specs).model().state_dict()
+    finally:
+        selectors.hard_gumbel_mask = original
+    return {name: ([torch.load(out / f"{name}_rank{r}.pt") for r in (0, 1)], single[name], initial[name])
+            for name in MODELS}
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_ddp_equals_single_process(ddp_states, name):
+    (rank0, rank1), single, initial = ddp_states[name]
+    moved = 0
+    for key, value in single.items():
+        assert torch.equal(rank0[key], rank1[key]), f"{name} {key}: the replicas differ"
+        assert torch.allclose(rank0[key].float(), value.float(), atol=2e-5), f"{name} {key}: DDP != one process"
+        moved += not torch.equal(value, initial[key])
+    assert moved > 10, f"{name}: too few tensors trained for the comparison to mean anything"
+    if name == "dar":
+        assert bool(rank0["auxiliary_frozen"])
