@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     from pyhighlights.config.resolve import ConfigError
     from pyhighlights.training import compare as comparison
     from pyhighlights.training.rundir import RunDirectoryExists
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
 
     prepare()
     models = [m.strip() for m in args.models.split(",") if m.strip()]
@@ -58,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
             (out / "comparison.csv").write_text(table.csv)
         else:
             table = comparison.compare(models, seeds, out, args.overrides, quick=args.quick, command=sys.argv)
-    except (ConfigError, RunDirectoryExists, FileNotFoundError, ValueError) as error:
+    except (ConfigError, RunDirectoryExists, FileNotFoundError, ValueError, HydraException,
+            OmegaConfBaseException) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     sys.stdout.write(table.markdown)

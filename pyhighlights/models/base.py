@@ -31,7 +31,7 @@ class OptimConfig(Configuration):
 
     lr: float = Real(1e-3, gt=0.0, description="Adam learning rate")
     encoder_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False,
-                                     description="learning rate of every encoder (backbone); null = lr")
+                                     description="learning rate of the encoders (backbones) at base rate lr; parts with another base rate keep the ratio; null = lr")
     weight_decay: float = Real(0.0, ge=0.0)
     grad_clip: float = Real(0.0, ge=0.0, description="max gradient norm, 0 = off")
 
@@ -118,6 +118,8 @@ class SPPModel(pl.LightningModule):
                     continue
                 seen.add(id(p))
                 (encoder if id(p) in encoder_ids else other).append(p)
+        # encoder_lr is stated against model.lr; a part with its own base rate (G-RAT's guider,
+        # MGR's generators) keeps the same encoder/head ratio.
         encoder_lr = lr if self.encoder_lr is None else self.encoder_lr * (lr / self.lr)
         groups = []
         if other:

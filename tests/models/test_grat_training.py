@@ -90,3 +90,17 @@ def test_resume_continues_exactly(tiny_beer_dir, tmp_path):
     for opt_a, opt_b in zip(straight.trainer.optimizers, resumed.trainer.optimizers):
         for sa, sb in zip(opt_a.state.values(), opt_b.state.values()):
             assert torch.allclose(sa["exp_avg"], sb["exp_avg"], atol=1e-6)
+
+
+def test_encoder_learning_rate_reaches_every_encoder_including_the_guiders(tiny_beer_dir):
+    model = experiment(tiny_beer_dir, "model.encoder_lr=0.0005", "model.guider_lr=0.02").model()
+    guider_opt, rationaliser_opt = model.configure_optimizers()
+    encoder_params = {id(p) for enc in (model.selector_encoder, model.predictor_encoder, model.guider.encoder)
+                      for p in enc.parameters() if p.requires_grad}
+    lr_of = {id(p): g["lr"] for opt in (guider_opt, rationaliser_opt) for g in opt.param_groups for p in g["params"]}
+    assert encoder_params <= set(lr_of)
+    # model.lr = 0.01 (see experiment()); the guider's base rate is 0.02, so its encoder keeps the ratio 0.05
+    assert {lr_of[id(p)] for p in model.guider.encoder.parameters()} == {0.0005 * 0.02 / 0.01}
+    assert {lr_of[id(p)] for p in model.selector_encoder.parameters()} == {0.0005}
+    assert {lr_of[id(p)] for p in model.guider.scorer.parameters()} == {0.02}
+    assert {lr_of[id(p)] for p in model.selector.parameters()} == {0.01}
