@@ -38,6 +38,16 @@ KIND_BASES: dict[str, str] = {
 }
 
 
+class ParameterHolder:
+    """Base of components that are their validated parameters (sources, settings):
+    every parameter becomes an attribute, and ``values`` keeps them all."""
+
+    def __init__(self, **values: Any):
+        self.values = values
+        for name, value in values.items():
+            setattr(self, name, value)
+
+
 class RegistrationError(TypeError):
     """A component was registered twice, under an unknown kind, or with a wrong base."""
 
@@ -164,6 +174,7 @@ __all__ = [
     "Configuration",
     "Param",
     "Real",
+    "ParameterHolder",
     "RegistrationError",
     "register",
     "component",

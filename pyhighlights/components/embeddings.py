@@ -10,15 +10,10 @@ from __future__ import annotations
 from typing import Literal
 
 from pyhighlights.data.batch import Corpus
-from pyhighlights.registry import Configuration, Param
+from pyhighlights.registry import Configuration, Param, ParameterHolder
 
 
-class EmbeddingSource:
-    def __init__(self, **values):
-        self.values = values
-        for name, value in values.items():
-            setattr(self, name, value)
-
+class EmbeddingSource(ParameterHolder):
     def vectors(self) -> str | None:
         return None
 

@@ -10,15 +10,10 @@ from pathlib import Path
 
 from pyhighlights.config.resolve import ConfigError
 from pyhighlights.data.batch import Corpus
-from pyhighlights.registry import Configuration, Param
+from pyhighlights.registry import Configuration, Param, ParameterHolder
 
 
-class CorpusSource:
-    def __init__(self, **values):
-        self.values = values
-        for name, value in values.items():
-            setattr(self, name, value)
-
+class CorpusSource(ParameterHolder):
     def load(self) -> Corpus:
         raise NotImplementedError
 

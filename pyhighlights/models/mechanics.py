@@ -38,6 +38,7 @@ import torch.distributed as dist
 from torch import nn
 
 from pyhighlights.components.losses import LossSet
+from pyhighlights.components.selectors import Selection
 from pyhighlights.config.resolve import build
 from pyhighlights.data.batch import Batch
 from pyhighlights.models.rnp import RNP, RNPConfig
@@ -199,7 +200,8 @@ class TwoPhaseModel(PhasedSteps, RNP):
     def training_step(self, batch, batch_idx):
         predictor_opt, selector_opt = self.optimizers()
         selection = self.select(batch)
-        first = self._outputs(batch, selection, self.views(batch, selection.mask.detach(), "predictor"))
+        fixed = Selection(logits=selection.logits.detach(), mask=selection.mask.detach())
+        first = self._outputs(batch, fixed, self.views(batch, fixed.mask, "predictor"))
         p_total, p_parts = self.phase_step(predictor_opt, first, self.predictor_terms, self.predictor_modules())
         with frozen(self.predictor_modules()):
             second = self._outputs(batch, selection, self.views(batch, selection.mask, "selector"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.registry import Configuration, Param, ParameterHolder, Real
 
 
 class TrainerConfig(Configuration):
@@ -29,13 +29,8 @@ class TrainerConfig(Configuration):
     save_checkpoints: bool = Param(True, description="keep the best checkpoint under checkpoints/")
 
 
-class TrainerSettings:
+class TrainerSettings(ParameterHolder):
     """Validated trainer settings (the registered 'trainer' component)."""
-
-    def __init__(self, **values):
-        self.values = values
-        for name, value in values.items():
-            setattr(self, name, value)
 
     def threads(self) -> int:
         if self.num_threads is not None:
