@@ -59,7 +59,9 @@ def soft_keep(logits, temperature):
 def straight_through_deterministic(logits, temperature):
     """The deterministic mask in the forward pass, p(keep)'s gradient in the backward pass."""
     p = torch.softmax(logits, dim=-1)[..., 1]
-    return selectors.deterministic_mask(logits) + p - p.detach()
+    # (p - p.detach()) is exactly 0 in value, so the mask is exactly 0/1 and |m_t - m_{t-1}| is exactly 0
+    # between equal neighbours (hard + p - p would leave rounding noise, and abs'(noise) = +-1).
+    return selectors.deterministic_mask(logits) + (p - p.detach())
 
 
 def adam_first_step(before: torch.Tensor, grad: torch.Tensor, lr: float, eps: float = 1e-8) -> torch.Tensor:

@@ -43,8 +43,8 @@ def test_predictor_lr_is_selector_lr_times_batch_rate(family_tiny_dir):
     assert 0.05 < rate < 1
     lrs = group_lrs(model)
     assert lrs["selector/head"] == lr and lrs["selector/encoder"] == lr
-    assert lrs["predictor/head"] == pytest.approx(lr * rate, rel=1e-9)
-    assert lrs["predictor/encoder"] == pytest.approx(lr * rate, rel=1e-9)
+    assert lrs["predictor/head"] == pytest.approx(lr * rate, rel=1e-6)
+    assert lrs["predictor/encoder"] == pytest.approx(lr * rate, rel=1e-6)
 
     # The step itself used those rates: replay it with the same batch and random state.
     torch.set_rng_state(recorder.rng[0])
@@ -68,7 +68,7 @@ def test_rate_below_floor_uses_floor(family_tiny_dir):
     lr, model, *_, rate = one_step(family_tiny_dir, prepare=select_nothing)
     assert rate == 0.0
     lrs = group_lrs(model)
-    assert lrs["predictor/head"] == pytest.approx(lr * 0.05, rel=1e-9)
+    assert lrs["predictor/head"] == pytest.approx(lr * 0.05, rel=1e-6)
     assert lrs["selector/head"] == lr
 
 
@@ -76,4 +76,4 @@ def test_encoder_lr_scales_with_the_part(family_tiny_dir):
     lr, model, *_, rate = one_step(family_tiny_dir, "model.encoder_lr=0.0005")
     lrs = group_lrs(model)
     assert lrs["selector/encoder"] == pytest.approx(5e-4)
-    assert lrs["predictor/encoder"] == pytest.approx(5e-4 * max(rate, 0.05), rel=1e-9)
+    assert lrs["predictor/encoder"] == pytest.approx(5e-4 * max(rate, 0.05), rel=1e-6)
