@@ -7,3 +7,7 @@ register("model", "rnp", rnp.RNPConfig, rnp.RNP)
 from pyhighlights.models import grat  # noqa: E402
 
 register("model", "grat", grat.GRATConfig, grat.GRAT)
+
+from pyhighlights.models import random_baseline  # noqa: E402
+
+register("model", "random", random_baseline.RandomBaselineConfig, random_baseline.RandomBaseline)

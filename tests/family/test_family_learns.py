@@ -19,10 +19,10 @@ COMMON = ("backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16
 CASES = {
     "fr": (["model.lr=0.01", "model.losses.task.weight=1"], 6, 0.9, 0.35),
     "dr": (["model.lr=0.02"], 6, 0.9, 0.35),
-    "mgr": (["model.lr=0.005", "model.num_generators=2"], 5, 0.9, 0.35),
-    "mcd": (["model.lr=0.01"], 6, 0.9, 0.35),
+    "mgr": (["model.lr=0.01", "model.num_generators=2"], 5, 0.9, 0.35),
+    "mcd": (["model.lr=0.015"], 5, 0.9, 0.35),
     "dar": (["model.lr=0.01", "model.auxiliary_epochs=1"], 6, 0.9, 0.35),
-    "mrd": (["model.lr=0.01", "model.losses.divergence.weight=5"], 6, 0.7, 0.25),
+    "mrd": (["model.lr=0.01", "model.losses.divergence.weight=10"], 5, 0.7, 0.25),
 }
 
 
