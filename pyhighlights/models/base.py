@@ -168,8 +168,9 @@ class SPPModel(pl.LightningModule):
         rate = selection_rate(outputs["mask"].detach(), outputs["word_mask"])
         self.log("train/loss", total.detach(), prog_bar=True, batch_size=batch_size)
         self.log("train/selection_rate", rate, prog_bar=True, batch_size=batch_size)
+        # Loss terms under loss/<term>: a term may share its name with a metric (sparsity).
         for name, value in parts.items():
-            self.log(f"train/{name}", value, batch_size=batch_size)
+            self.log(f"train/loss/{name}", value, batch_size=batch_size)
 
     def training_step(self, batch: Batch, batch_idx: int):
         outputs = self(batch)
@@ -219,7 +220,7 @@ class SPPModel(pl.LightningModule):
         total, parts = self.loss(outputs, scales=self.evaluation_scales())
         self.log(f"{split}/loss", total, batch_size=batch.size, sync_dist=True)
         for name, value in parts.items():
-            self.log(f"{split}/{name}", value, batch_size=batch.size, sync_dist=True)
+            self.log(f"{split}/loss/{name}", value, batch_size=batch.size, sync_dist=True)
         self.metrics[split].update(outputs["mask"], batch.highlights, batch.word_mask, outputs["logits"], batch.labels)
         return outputs
 

@@ -332,7 +332,7 @@ class AuxiliaryPretraining:
         if not self.pretraining or self.trainer.sanity_checking:
             return
         score = self.auxiliary_validation_score()
-        self.log("val/auxiliary_accuracy", score)
+        self.log("val/auxiliary_accuracy", score, sync_dist=True)  # already global: the mean of equal values
         best = self._auxiliary_best
         if score == score and (best is None or score > best["score"]):
             self._auxiliary_best = {"epoch": int(self.current_epoch), "score": float(score),

@@ -15,14 +15,17 @@ from family_helpers import experiment
 COMMON = ("backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16",
           "model.losses.sparsity.weight=1", "model.losses.continuity.weight=1", "model.losses.sparsity.target=0.2")
 
-# model -> (overrides, epochs, minimum test accuracy, minimum test highlight F1)
+# model -> (overrides, epochs, minimum test accuracy, minimum test highlight F1); steps = 43 x epochs
+# (two optimiser steps per batch for MCD/MRD). Observed values: this machine, torch 2.13 CPU.
 CASES = {
-    "fr": (["model.lr=0.01", "model.losses.task.weight=1"], 6, 0.9, 0.35),
-    "dr": (["model.lr=0.02"], 6, 0.9, 0.35),
-    "mgr": (["model.lr=0.01", "model.num_generators=2"], 5, 0.9, 0.35),
-    "mcd": (["model.lr=0.015"], 5, 0.9, 0.35),
-    "dar": (["model.lr=0.01", "model.auxiliary_epochs=1"], 6, 0.9, 0.35),
-    "mrd": (["model.lr=0.01", "model.losses.divergence.weight=10"], 5, 0.7, 0.25),
+    "fr": (["model.lr=0.01", "model.losses.task.weight=1"], 6, 0.9, 0.35),  # observed: 0.98, 0.44
+    "dr": (["model.lr=0.02"], 6, 0.9, 0.45),  # observed: 1.00, 0.66
+    "mgr": (["model.lr=0.01", "model.num_generators=2"], 5, 0.9, 0.5),  # observed: 1.00, 0.74
+    "mcd": (["model.lr=0.015"], 5, 0.85, 0.35),  # observed: 0.94, 0.47
+    "dar": (["model.lr=0.01", "model.auxiliary_epochs=1"], 6, 0.9, 0.45),  # observed: 0.98, 0.64
+    # MRD learns last: its selector's only task signal is the divergence, which is flat until the
+    # remainder already differs from the full text.
+    "mrd": (["model.lr=0.01", "model.losses.divergence.weight=5"], 6, 0.7, 0.25),  # observed: 0.80, 0.32
 }
 
 

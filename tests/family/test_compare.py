@@ -1,0 +1,62 @@
+"""scripts/compare.py: models x seeds -> one run directory per model and one mean ± std table."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics
+
+from family_helpers import overrides
+
+from pyhighlights.cli.compare import main
+from pyhighlights.training.compare import METRICS, model_overrides, quick_experiment
+
+
+def fast(data_dir) -> list[str]:
+    # the model's own override is added by compare; drop overrides()'s "model=" entry
+    return [o for o in overrides(data_dir, "rnp", "trainer.limit_train_batches=2", "trainer.limit_val_batches=1")
+            if not o.startswith("model=")]
+
+
+def test_quick_experiments_are_used_when_they_exist():
+    assert quick_experiment("fr") == "quick_fr" and quick_experiment("no_such_model") is None
+    assert model_overrides("mrd", [0, 1], ["trainer.max_epochs=1"], quick=True) == [
+        "model=mrd", "experiment=quick_mrd", "trainer.max_epochs=1", "seeds=[0,1]"]
+    assert model_overrides("mrd", [3], [], quick=False) == ["model=mrd", "seeds=[3]"]
+
+
+def test_compare_trains_and_tabulates(family_tiny_dir, tmp_path, capsys):
+    out = tmp_path / "compare"
+    argv = ["--models", "fr,dr", "--seeds", "0,1", "--out", str(out), *fast(family_tiny_dir)]
+    assert main(argv) == 0
+    for model in ("fr", "dr"):
+        results = json.loads((out / model / "results.json").read_text())
+        assert set(results["seeds"]) == {"0", "1"}
+        manifest = json.loads((out / model / "manifest.json").read_text())
+        assert manifest["parameters"]["model"]["name"] == model
+        assert manifest["parameters"]["trainer"]["max_epochs"] == 1  # overrides win over the quick experiment
+    markdown = (out / "comparison.md").read_text()
+    rows = list(csv.DictReader(io.StringIO((out / "comparison.csv").read_text())))
+    assert [row["model"] for row in rows] == ["fr", "dr"]
+    for row in rows:
+        seeds = json.loads((out / row["model"] / "results.json").read_text())["seeds"]
+        assert row["n"] == "2" and row["run_dir"] == str(out / row["model"])
+        for metric in METRICS:
+            values = [s[f"test/{metric}"] for s in seeds.values() if s.get(f"test/{metric}") is not None]
+            if len(values) == 2:
+                assert float(row[f"{metric}_mean"]) == statistics.fmean(values)
+                assert float(row[f"{metric}_std"]) == statistics.stdev(values)
+        assert f"| {row['model']} | 2 |" in markdown and str(out / row["model"]) in markdown
+    assert all(m in markdown for m in METRICS)
+
+    # Running again reuses the finished runs (no new training, same table).
+    before = (out / "fr" / "results.json").stat().st_mtime_ns
+    assert main(argv) == 0
+    assert (out / "fr" / "results.json").stat().st_mtime_ns == before
+    assert (out / "comparison.md").read_text() == markdown
+    capsys.readouterr()
+
+
+def test_unknown_model_is_refused(tmp_path, capsys):
+    assert main(["--models", "fr,nope", "--out", str(tmp_path)]) == 2
+    assert "nope" in capsys.readouterr().err
