@@ -13,29 +13,27 @@ def _warming_up(trainer: pl.Trainer, module: pl.LightningModule) -> bool:
     return trainer.current_epoch < getattr(module, "first_scored_epoch", 0)
 
 
-class WarmupAwareCheckpoint(ModelCheckpoint):
+class _SkipsWarmup:
+    """Mixin: the callback's epoch-end decisions only start at ``first_scored_epoch``."""
+
+    def on_validation_end(self, trainer, pl_module):
+        if not _warming_up(trainer, pl_module):
+            super().on_validation_end(trainer, pl_module)
+
+    def on_train_epoch_end(self, trainer, pl_module):
+        if not _warming_up(trainer, pl_module):
+            super().on_train_epoch_end(trainer, pl_module)
+
+
+class WarmupAwareCheckpoint(_SkipsWarmup, ModelCheckpoint):
     """Best-checkpoint selection that ignores epochs before ``first_scored_epoch``.
 
     (G-RAT's guider-only epochs say nothing about the rationaliser.)
     """
 
-    def on_validation_end(self, trainer, pl_module):
-        if not _warming_up(trainer, pl_module):
-            super().on_validation_end(trainer, pl_module)
 
-    def on_train_epoch_end(self, trainer, pl_module):
-        if not _warming_up(trainer, pl_module):
-            super().on_train_epoch_end(trainer, pl_module)
-
-
-class WarmupAwareEarlyStopping(EarlyStopping):
-    def on_validation_end(self, trainer, pl_module):
-        if not _warming_up(trainer, pl_module):
-            super().on_validation_end(trainer, pl_module)
-
-    def on_train_epoch_end(self, trainer, pl_module):
-        if not _warming_up(trainer, pl_module):
-            super().on_train_epoch_end(trainer, pl_module)
+class WarmupAwareEarlyStopping(_SkipsWarmup, EarlyStopping):
+    """Early stopping whose patience counts from ``first_scored_epoch``."""
 
 
 def check_monitors(callbacks) -> None:
