@@ -84,16 +84,22 @@ class SPPModel(pl.LightningModule):
                 "keep_logit": selection.keep_logit, "selector_logits": selection.logits, **extra}
 
     def forward(self, batch: Batch) -> dict[str, torch.Tensor]:
-        raise NotImplementedError
+        """Select, then predict from the selected words only."""
+        selection = self.select(batch)
+        return self.outputs(batch, selection, self.predict(batch, selection.mask))
 
     # --- explanation interface (evaluation, faithfulness, post-hoc comparison) -------
+    # The defaults read the parts every rationaliser here has: ``selector_encoder`` +
+    # ``selector`` and ``predictor_encoder`` + ``predictor`` (FR points both encoders at one).
     def select(self, batch: Batch) -> Selection:
         """The model's selection for ``batch`` (deterministic in eval mode)."""
-        raise NotImplementedError
+        states, _ = self.encode_words(self.selector_encoder, batch)
+        return self.selector(self.word_states(states, batch), batch.word_mask)
 
     def predict(self, batch: Batch, keep_words: torch.Tensor) -> torch.Tensor:
         """Class logits [B, C] from the words where ``keep_words`` [B, W] is 1."""
-        raise NotImplementedError
+        states, pool_mask = self.encode_words(self.predictor_encoder, batch, keep_words)
+        return self.predictor(self.pool(states, pool_mask))
 
     def word_scores(self, batch: Batch) -> torch.Tensor:
         """Soft per-word scores [B, W] (p(keep)), for AUPRC and top-k comparisons."""

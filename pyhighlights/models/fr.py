@@ -59,7 +59,7 @@ class FR(SPPModel):
         self.predictor = self.build_part("predictor", predictor, "model.predictor", input_size=size,
                                          num_classes=self.num_classes)
 
-    # RNP's part names, for code that looks for them (e.g. post-hoc explanations): the same module.
+    # Both encoder roles are the one shared encoder; the base select/predict read these names.
     @property
     def selector_encoder(self):
         return self.encoder
@@ -67,15 +67,3 @@ class FR(SPPModel):
     @property
     def predictor_encoder(self):
         return self.encoder
-
-    def select(self, batch):
-        states, _ = self.encode_words(self.encoder, batch)
-        return self.selector(self.word_states(states, batch), batch.word_mask)
-
-    def predict(self, batch, keep_words):
-        states, pool_mask = self.encode_words(self.encoder, batch, keep_words)
-        return self.predictor(self.pool(states, pool_mask))
-
-    def forward(self, batch):
-        selection = self.select(batch)
-        return self.outputs(batch, selection, self.predict(batch, selection.mask))

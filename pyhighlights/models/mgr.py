@@ -106,14 +106,6 @@ class MGR(SPPModel):
         temperature = getattr(self.generators[0], "temperature", 1.0)
         return averaged_selection(selections, batch.word_mask, sample=self.training, temperature=temperature)
 
-    def predict(self, batch, keep_words):
-        states, pool_mask = self.encode_words(self.predictor_encoder, batch, keep_words)
-        return self.predictor(self.pool(states, pool_mask))
-
-    def forward(self, batch):
-        selection = self.select(batch)
-        return self.outputs(batch, selection, self.predict(batch, selection.mask))
-
     # --- training -------------------------------------------------------------------
     def training_step(self, batch, batch_idx):
         total = None

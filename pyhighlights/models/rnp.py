@@ -44,15 +44,3 @@ class RNP(SPPModel):
         self.selector = self.build_part("selector", selector, "model.selector", input_size=size)
         self.predictor = self.build_part("predictor", predictor, "model.predictor",
                                          input_size=self.predictor_encoder.output_size, num_classes=self.num_classes)
-
-    def select(self, batch):
-        states, _ = self.encode_words(self.selector_encoder, batch)
-        return self.selector(self.word_states(states, batch), batch.word_mask)
-
-    def predict(self, batch, keep_words):
-        states, pool_mask = self.encode_words(self.predictor_encoder, batch, keep_words)
-        return self.predictor(self.pool(states, pool_mask))
-
-    def forward(self, batch):
-        selection = self.select(batch)
-        return self.outputs(batch, selection, self.predict(batch, selection.mask))
