@@ -24,3 +24,53 @@ def tiny_overrides(data_dir, *extra: str) -> list[str]:
         "dataset=beer", f"dataset.data_dir={data_dir}", "backbone.hidden_size=16", "embeddings.dim=16",
         "trainer.batch_size=16", "trainer.max_epochs=1", "trainer.progress_bar=false", *extra,
     ]
+
+
+# --- DDP equivalence tests: fixed equal-length batches per rank -------------------------
+STEPS, PER_RANK, LENGTH, VOCAB = 3, 4, 12, 40
+
+
+def equal_length_batch(generator, size: int, first_id: int, length: int = LENGTH, vocab: int = VOCAB):
+    """Random documents of one length (no padding, so word means are example means)."""
+    import torch
+
+    from pyhighlights.data.batch import Batch
+
+    ids = torch.randint(2, vocab, (size, length), generator=generator)
+    ones = torch.ones(size, length, dtype=torch.long)
+    return Batch(ids, ones, torch.arange(length).expand(size, length).clone(), ones,
+                 torch.zeros(size, length, dtype=torch.long), torch.randint(0, 2, (size,), generator=generator),
+                 torch.arange(first_id, first_id + size))
+
+
+def rank_batches(seed: int = 0, steps: int = STEPS, per_rank: int = PER_RANK) -> list:
+    """``[rank][step]`` batches for a 2-process run."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    return [[equal_length_batch(generator, per_rank, 100 * step + 10 * rank) for step in range(steps)]
+            for rank in range(2)]
+
+
+def concat_batches(a, b):
+    import torch
+
+    from pyhighlights.data.batch import Batch
+
+    return Batch(*(torch.cat([getattr(a, f), getattr(b, f)]) for f in Batch.__dataclass_fields__))
+
+
+def _identity(batch):
+    return batch
+
+
+def fixed_rank_loader(trainer, seed: int):
+    """Rank r of a 2-process run gets ``rank_batches(seed)[r]``; one process gets both, concatenated."""
+    from torch.utils.data import DataLoader
+
+    per_rank = rank_batches(seed)
+    if trainer.world_size == 2:
+        batches = per_rank[trainer.global_rank]
+    else:
+        batches = [concat_batches(a, b) for a, b in zip(*per_rank)]
+    return DataLoader(batches, batch_size=None, collate_fn=_identity)

@@ -12,43 +12,15 @@ import lightning.pytorch as pl
 import pytest
 import torch
 from pyhighlights.testing import tiny_overrides
-from torch.utils.data import DataLoader
 
 from pyhighlights.components import selectors
 from pyhighlights.config.compose import compose_config
-from pyhighlights.data.batch import Batch
+from pyhighlights.testing import STEPS, fixed_rank_loader
 from pyhighlights.training.run import Experiment, resolve_specs
 
-STEPS, PER_RANK, LENGTH, VOCAB = 3, 4, 12, 40
-
-
-def make_batch(generator: torch.Generator, size: int, first_id: int) -> Batch:
-    ids = torch.randint(2, VOCAB, (size, LENGTH), generator=generator)
-    ones = torch.ones(size, LENGTH, dtype=torch.long)
-    return Batch(ids, ones, torch.arange(LENGTH).expand(size, LENGTH).clone(), ones,
-                 torch.zeros(size, LENGTH, dtype=torch.long), torch.randint(0, 2, (size,), generator=generator),
-                 torch.arange(first_id, first_id + size))
-
-
-def rank_batches() -> list[list[Batch]]:
-    generator = torch.Generator().manual_seed(0)
-    return [[make_batch(generator, PER_RANK, 100 * step + 10 * rank) for step in range(STEPS)] for rank in range(2)]
-
-
-def cat(a: Batch, b: Batch) -> Batch:
-    return Batch(*(torch.cat([getattr(a, f), getattr(b, f)]) for f in Batch.__dataclass_fields__))
-
-
 class FixedBatches(pl.LightningDataModule):
-    """Rank r of a 2-process run gets rank_batches()[r]; one process gets both, concatenated."""
-
     def train_dataloader(self):
-        per_rank = rank_batches()
-        if self.trainer.world_size == 2:
-            batches = per_rank[self.trainer.global_rank]
-        else:
-            batches = [cat(a, b) for a, b in zip(*per_rank)]
-        return DataLoader(batches, batch_size=None, collate_fn=lambda x: x)
+        return fixed_rank_loader(self.trainer, seed=0)
 
 
 class Deterministic(pl.Callback):
