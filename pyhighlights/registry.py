@@ -103,20 +103,18 @@ def register(kind: str, name: str, configuration: type[Configuration], component
     return component
 
 
-def component(kind: str, name: str, configuration: type[Configuration]):
-    """Class decorator form of :func:`register`."""
-
-    def decorate(cls: type) -> type:
-        return register(kind, name, configuration, cls)
-
-    return decorate
+_LOADED = False
 
 
 def load_registrations() -> None:
-    """Import every module of the ``registrations`` package (idempotent)."""
+    """Import every module of the ``registrations`` package (once; later calls are free)."""
+    global _LOADED
+    if _LOADED:
+        return
     package = importlib.import_module("registrations")
     for info in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"registrations.{info.name}")
+    _LOADED = True
 
 
 def entry(kind: str, name: str) -> Entry:
@@ -177,7 +175,6 @@ __all__ = [
     "ParameterHolder",
     "RegistrationError",
     "register",
-    "component",
     "load_registrations",
     "build_registry",
     "default_configuration",
