@@ -1,12 +1,18 @@
 """Selectors: per-word logits [B, W, 2] -> a 0/1 mask over words.
 
 Column 1 of the logits is "keep". Training draws a hard Gumbel-softmax sample
-with straight-through gradients (Jang et al., 2017; Maddison et al., 2017);
-evaluation keeps a word when p(keep) >= 0.5. Padding is never selected.
+with straight-through gradients (Jang et al., 2017; Maddison et al., 2017).
+Evaluation is one switch shared by every selector (``evaluation``):
+``threshold`` keeps a word when p(keep) >= 0.5; ``sample`` draws a Gumbel
+sample in eval mode too, as the Liu et al. reference code does (its model
+calls ``gumbel_softmax`` whatever the mode, e.g. FR ``code/model.py``). A
+sampled evaluation draws from the global generator, so a seeded run repeats
+it exactly. Padding is never selected.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
 import torch.nn.functional as F
@@ -44,23 +50,45 @@ def deterministic_mask(logits: torch.Tensor) -> torch.Tensor:
     return (logits[..., 1] >= logits[..., 0]).to(logits.dtype)
 
 
+EVALUATION_MODES = ("threshold", "sample")
+
+
+def evaluation_mask(logits: torch.Tensor, mode: str, temperature: float) -> torch.Tensor:
+    """The eval-mode mask: p(keep) >= 0.5, or a hard Gumbel sample (``mode == "sample"``)."""
+    return hard_gumbel_mask(logits, temperature) if mode == "sample" else deterministic_mask(logits)
+
+
+def samples_at_evaluation(module: nn.Module) -> bool:
+    """Whether any selector inside ``module`` draws a random sample in eval mode."""
+    return any(getattr(m, "evaluation", None) == "sample" for m in module.modules())
+
+
 class GumbelSelectorConfig(Configuration):
     temperature: float = Real(1.0, gt=0.0, description="Gumbel-softmax temperature")
     dropout: float = Real(0.0, ge=0.0, lt=1.0)
+    evaluation: Literal["threshold", "sample"] = Param(
+        "threshold", description="eval-mode mask: p(keep) >= 0.5, or a Gumbel sample (the Liu et al. reference)")
 
 
 class GumbelSelector(Selector):
     """A linear layer over word states, sampled with hard Gumbel-softmax in training."""
 
-    def __init__(self, *, input_size: int, temperature: float = 1.0, dropout: float = 0.0):
+    def __init__(self, *, input_size: int, temperature: float = 1.0, dropout: float = 0.0,
+                 evaluation: str = "threshold"):
         super().__init__()
+        if evaluation not in EVALUATION_MODES:
+            raise ValueError(f"selector.evaluation: expected one of {EVALUATION_MODES}, got {evaluation!r}")
         self.temperature = temperature
+        self.evaluation = evaluation
         self.dropout = nn.Dropout(dropout)
         self.scorer = nn.Linear(input_size, 2)
 
     def forward(self, word_states, word_mask):
         logits = self.scorer(self.dropout(word_states))
-        mask = hard_gumbel_mask(logits, self.temperature) if self.training else deterministic_mask(logits)
+        if self.training:
+            mask = hard_gumbel_mask(logits, self.temperature)
+        else:
+            mask = evaluation_mask(logits, self.evaluation, self.temperature)
         return Selection(logits=logits, mask=mask * word_mask.to(mask.dtype))
 
 

@@ -25,6 +25,10 @@ from pyhighlights.registry import Configuration, Param, Real
 
 BackboneFactory = Callable[[], Backbone]
 
+#: Where the predictor max-pools: over the kept words only, or over every real word (the kept words'
+#: embeddings zeroed but their encoder states still pooled, as in the Liu et al. reference code).
+POOLS = ("kept", "all")
+
 
 class OptimConfig(Configuration):
     """Optimiser parameters shared by every model."""
@@ -41,8 +45,14 @@ class SPPModel(pl.LightningModule):
 
     def __init__(self, *, backbone_factory: BackboneFactory, num_classes: int, losses: Mapping[str, Spec],
                  lr: float = 1e-3, encoder_lr: float | None = None, weight_decay: float = 0.0,
-                 grad_clip: float = 0.0):
+                 grad_clip: float = 0.0, predictor_pool: str = "kept"):
         super().__init__()
+        if predictor_pool not in POOLS:
+            raise ValueError(f"model.predictor_pool: expected one of {POOLS}, got {predictor_pool!r}")
+        self.predictor_pool = predictor_pool
+        # LayerNorms on the encoder states of each path (identity unless a model asks for them).
+        self.selector_norm: nn.Module = nn.Identity()
+        self.predictor_norm: nn.Module = nn.Identity()
         self.num_classes = num_classes
         self.make_backbone = backbone_factory
         self.lr, self.encoder_lr, self.weight_decay, self.grad_clip = lr, encoder_lr, weight_decay, grad_clip
@@ -56,15 +66,21 @@ class SPPModel(pl.LightningModule):
     def build_part(self, kind: str, spec: Spec, path: str, **runtime: Any) -> nn.Module:
         return build(kind, spec, path=path, **runtime)
 
-    @staticmethod
-    def encode_words(encoder: Backbone, batch: Batch, keep_words: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Encode a batch (optionally with words removed); return token states and the pooling mask."""
+    def encode_words(self, encoder: Backbone, batch: Batch, keep_words: torch.Tensor | None = None,
+                     norm: nn.Module | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Encode a batch (optionally with words removed); return token states and the pooling mask.
+
+        The pooling mask is the kept tokens (``predictor_pool="kept"``) or every real token ("all").
+        """
         keep_tokens = None
         pool_mask = batch.attention_mask
         if keep_words is not None:
             keep_tokens = words_to_tokens(keep_words, batch.word_ids, fill=1.0) * batch.attention_mask
-            pool_mask = keep_tokens.detach()
+            if self.predictor_pool == "kept":
+                pool_mask = keep_tokens.detach()
         states = encoder(batch.input_ids, batch.attention_mask, keep=keep_tokens)
+        if norm is not None:
+            states = norm(states)
         return states, pool_mask
 
     @staticmethod
@@ -93,12 +109,12 @@ class SPPModel(pl.LightningModule):
     # ``selector`` and ``predictor_encoder`` + ``predictor`` (FR points both encoders at one).
     def select(self, batch: Batch) -> Selection:
         """The model's selection for ``batch`` (deterministic in eval mode)."""
-        states, _ = self.encode_words(self.selector_encoder, batch)
+        states, _ = self.encode_words(self.selector_encoder, batch, norm=self.selector_norm)
         return self.selector(self.word_states(states, batch), batch.word_mask)
 
-    def predict(self, batch: Batch, keep_words: torch.Tensor) -> torch.Tensor:
-        """Class logits [B, C] from the words where ``keep_words`` [B, W] is 1."""
-        states, pool_mask = self.encode_words(self.predictor_encoder, batch, keep_words)
+    def predict(self, batch: Batch, keep_words: torch.Tensor | None) -> torch.Tensor:
+        """Class logits [B, C] from the words where ``keep_words`` [B, W] is 1 (all words when None)."""
+        states, pool_mask = self.encode_words(self.predictor_encoder, batch, keep_words, norm=self.predictor_norm)
         return self.predictor(self.pool(states, pool_mask))
 
     def word_scores(self, batch: Batch) -> torch.Tensor:
@@ -147,23 +163,28 @@ class SPPModel(pl.LightningModule):
     def manual_step(self, optimizer, loss: torch.Tensor, modules: Iterable[nn.Module]) -> None:
         """One optimiser step on part of the model, DDP-safe (see training/distributed.py).
 
+        ``optimizer`` may be a list: one backward, then each optimiser steps
+        its own parameters (a parameter without a gradient is left alone).
         The backward runs with the strategy's gradient sync blocked; the
-        gradients of ``modules`` are then averaged across processes in a few
-        flattened all-reduce calls. On one process that average is the identity.
+        gradients are then averaged across processes in a few flattened
+        all-reduce calls. On one process that average is the identity.
         """
         from contextlib import nullcontext
 
         from pyhighlights.training.distributed import average_gradients
 
-        optimizer.zero_grad(set_to_none=True)
+        optimizers = list(optimizer) if isinstance(optimizer, (list, tuple)) else [optimizer]
+        for opt in optimizers:
+            opt.zero_grad(set_to_none=True)
         block = getattr(self.trainer.strategy, "block_backward_sync", None) if self._trainer is not None else None
         with block() if block is not None else nullcontext():
             self.manual_backward(loss)
-        params = [p for group in optimizer.param_groups for p in group["params"]]
+        params = [p for opt in optimizers for group in opt.param_groups for p in group["params"]]
         average_gradients(params)
         if self.grad_clip > 0:
-            torch.nn.utils.clip_grad_norm_(params, self.grad_clip)
-        optimizer.step()
+            torch.nn.utils.clip_grad_norm_([p for p in params if p.grad is not None], self.grad_clip)
+        for opt in optimizers:
+            opt.step()
 
     def loss(self, outputs: Mapping[str, torch.Tensor], scales: Mapping[str, float] | None = None,
              only: set[str] | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:

@@ -2,40 +2,39 @@
 
 W. Liu et al. "Decoupled Rationalization with Asymmetric Learning Rates:
 A Flexible Lipschitz Restraint." KDD 2023.
+Reference code: github.com/jugechengzi/Rationalization-DR.
 
 RNP's parts and loss, but the predictor learns more slowly than the selector:
-at every step its learning rate is the selector's times
-max(selection rate of the batch, ``min_factor``). A predictor that adapts
-quickly to whatever the selector currently keeps lets a poor selection look
-good (degeneration); slowing it down in proportion to how little it sees
-restrains its Lipschitz constant, which is the paper's argument.
+at every step its learning rate is the selector's times a factor: the
+batch's selection rate, floored at ``min_factor``; a batch that selects
+nothing uses factor 1 (``train_util.py`` train_sp_norm: ``lr_lambda = 1`` when
+the sparsity is 0, else max(sparsity, 0.05)). A predictor that adapts fast to
+whatever the selector keeps lets a poor selection look good; slowing it in
+proportion to how little it sees restrains its Lipschitz constant.
 
-The batch selection rate is the *global* batch's (selected real words over
-real words, summed over all DDP processes in one all-reduce), so every
-replica uses the same learning rate and stays identical; on one process it
-is the batch's own rate. Both parts' encoder parameters keep ``encoder_lr``
-scaled in the same proportion.
+The rate is the *global* batch's (one all-reduce over DDP processes), so
+every replica uses the same learning rate; it is measured on the sample the
+loss used. Both parts' encoder parameters keep ``encoder_lr`` scaled alike.
 
-Registered defaults (reference values): lr 1e-4, s = 0.15, λs = 11, λc = 12,
-``min_factor`` 0.05. lr, the rule and 0.05 follow DESIGN §6; λs, λc are the
-values of the authors' public scripts as we recall them (not re-checked
-offline). ``configs/experiment/quick_dr.yaml`` converges in a few CPU minutes
-on the embedded synthetic corpus.
+Reference parity (``norm_beer.py`` argparse defaults and optimiser,
+``model.py`` Sp_norm_model): lr 1e-4, s 0.1, λs 12, λc 10, task weight 0.9;
+LayerNorm on the selector path only (the predictor's ``layernorm2`` is never
+applied); the predictor max-pools over every real word; a Gumbel sample at
+evaluation. The README's runs are ``experiment=dr_beer_aroma`` and
+``dr_hotel_service``.
 
-Departures from the reference code:
-- straight-through hard Gumbel-softmax and deterministic evaluation (shared
-  with every model here);
-- one Adam with a selector part and a predictor part whose learning rates are
-  set before each step (the reference scales the predictor's optimiser the
-  same way); the rate is measured on the Gumbel sample the loss used;
-- manual optimisation (a DDP-safe step, see :meth:`SPPModel.manual_step`),
-  so the rate is set before the step is taken, explicitly.
+Departures, each a named option: ``empty_factor`` (1 in the reference; the
+floor would be the other natural choice); ``selector.evaluation=threshold``;
+``predictor_pool=kept``; ``layer_norm=none``. Always: manual optimisation
+with one Adam of two parts (the reference rescales its second parameter
+group the same way before each step).
 """
 from __future__ import annotations
 
 from typing import ClassVar
 
-from pyhighlights.models.mechanics import global_selection_rate, part_optimizer, scale_part_lr
+from pyhighlights.models.mechanics import (LIU_CHILD_DEFAULTS, global_selection_rate, liu_losses, part_optimizer,
+                                           scale_part_lr)
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Real
 
@@ -43,30 +42,36 @@ from pyhighlights.registry import Real
 class DRConfig(RNPConfig):
     min_factor: float = Real(0.05, gt=0.0, le=1.0,
                              description="the predictor's lr factor is max(batch selection rate, min_factor)")
-    child_defaults: ClassVar[dict] = {"losses.sparsity": {"weight": 11.0, "target": 0.15},
-                                      "losses.continuity": {"weight": 12.0}}
+    empty_factor: float = Real(1.0, gt=0.0, le=1.0, description="the factor when the batch selects nothing")
+    child_defaults: ClassVar[dict] = {**LIU_CHILD_DEFAULTS, **liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
 
     @classmethod
     def default(cls):
-        return cls(lr=1e-4)
+        return cls(lr=1e-4, predictor_pool="all", layer_norm="selector")
+
+
+def predictor_factor(rate: float, min_factor: float, empty_factor: float) -> float:
+    """DR's learning-rate factor for a batch selection rate."""
+    return empty_factor if rate == 0 else max(rate, min_factor)
 
 
 class DR(RNP):
-    def __init__(self, *, min_factor: float = 0.05, **rnp):
+    def __init__(self, *, min_factor: float = 0.05, empty_factor: float = 1.0, **rnp):
         super().__init__(**rnp)
         self.automatic_optimization = False
-        self.min_factor = min_factor
+        self.min_factor, self.empty_factor = min_factor, empty_factor
 
     def parts(self):
-        return {"selector": [self.selector_encoder, self.selector],
-                "predictor": [self.predictor_encoder, self.predictor]}
+        return {"selector": [self.selector_encoder, self.selector_norm, self.selector],
+                "predictor": [self.predictor_encoder, self.predictor_norm, self.predictor]}
 
     def configure_optimizers(self):
         return part_optimizer(self, self.parts(), {"selector": self.lr, "predictor": self.lr})
 
     def predictor_factor(self, outputs) -> float:
-        """max(global batch selection rate, min_factor)."""
-        return max(global_selection_rate(outputs["mask"], outputs["word_mask"]), self.min_factor)
+        """The factor of the global batch's selection rate."""
+        rate = global_selection_rate(outputs["mask"], outputs["word_mask"])
+        return predictor_factor(rate, self.min_factor, self.empty_factor)
 
     def training_step(self, batch, batch_idx):
         optimizer = self.optimizers()

@@ -21,9 +21,9 @@ Each model file states *what* its objective is; the *how* lives here once:
   :meth:`SPPModel.manual_step`, the DDP-safe partial step (backward with
   the strategy's sync blocked, flattened gradient averaging).
 - **an auxiliary model pre-trained on the full text** (:class:`AuxiliaryPretraining`):
-  trained alone for the first epochs, its best validation state (accuracy on
-  the full text, summed over processes) is kept, restored when pre-training
-  ends, and frozen (no gradients, eval mode) for the rest of the run and in
+  trained alone for the first epochs, its best validation state (accuracy or
+  F1 on the full text, summed over processes) is kept, restored when
+  pre-training ends, and frozen (no gradients) for the rest of the run and in
   checkpoints.
 """
 from __future__ import annotations
@@ -45,6 +45,22 @@ from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param
 
 log = logging.getLogger("pyhighlights")
+
+
+# --- the Liu et al. reference defaults ---------------------------------------------------
+#: What every script of the Liu et al. family (FR, DR, MGR, MCD, DAR, MRD; jugechengzi on GitHub)
+#: shares: the task loss weighted by ``--cls_lambda`` 0.9; dropout 0.2 only right before each linear
+#: head (``nn.Dropout(args.dropout)`` in every ``model.py``); a Gumbel sample drawn by the model's
+#: forward whatever the mode, so evaluation samples too.
+LIU_CHILD_DEFAULTS: dict[str, dict[str, Any]] = {
+    "selector": {"evaluation": "sample", "dropout": 0.2},
+    "losses.task": {"weight": 0.9},
+}
+
+
+def liu_losses(*, target: float, sparsity: float, continuity: float) -> dict[str, dict[str, Any]]:
+    """Child defaults of the sparsity (``--sparsity_percentage``, ``--sparsity_lambda``) and continuity terms."""
+    return {"losses.sparsity": {"weight": sparsity, "target": target}, "losses.continuity": {"weight": continuity}}
 
 
 # --- parts with their own learning rates -------------------------------------------------
@@ -130,11 +146,16 @@ class PhasedSteps:
 class TwoPhaseConfig(RNPConfig):
     """An RNP-shaped model trained in two phases per batch (MCD, MRD)."""
 
-    predictor_terms: list[str] = Param(["task"], description="loss terms of phase 1 (predictor step)")
+    predictor_terms: list[str] = Param(["task", "sparsity", "continuity"],
+                                       description="loss terms of phase 1 (predictor step on the detached selection)")
     selector_terms: list[str] = Param(["sparsity", "continuity"],
                                       description="loss terms of phase 2 (selector step, predictor frozen)")
     predictor_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False,
-                                       description="learning rate of the predictor phase; null = lr")
+                                       description="learning rate of the predictor; null = lr")
+    phase1_selector_step: bool = Param(True, description="phase 1 also steps the selector (with the gradient "
+                                                         "its terms give it: sparsity and continuity)")
+    fresh_sample: bool = Param(True, description="phase 2 draws a new selection from the updated selector; "
+                                                 "false reuses phase 1's sample")
 
     @classmethod
     def two_phase(cls, **values):
@@ -149,27 +170,33 @@ class TwoPhaseConfig(RNPConfig):
 class TwoPhaseModel(PhasedSteps, RNP):
     """Per batch: (1) predictor step on the *detached* selection, (2) selector step with the predictor frozen.
 
-    The selector runs once per batch; its (single) Gumbel sample serves both
-    phases. Phase 2 re-runs the predictor after its phase-1 update, with its
-    parameters frozen, so gradients reach the selector through the predictor
-    but the predictor does not move. A subclass says what the predictor reads
-    in each phase (:meth:`views`) and names each phase's loss terms.
+    Phase 1 (MCD ``train_util.py`` train_decouple_causal2, MRD ``train_util.py``
+    train_adv_causal): the selector samples; the predictor reads the detached
+    sample; one backward of the phase-1 terms, then the predictor's optimiser
+    steps and, with ``phase1_selector_step``, the selector's too — its only
+    gradient is that of the phase-1 terms that read the selection itself
+    (sparsity, continuity). Phase 2: with ``fresh_sample`` the updated
+    selector samples again; the predictor is re-run frozen (no gradient to it,
+    its optimiser does not step) so gradients reach the selector through it.
+    A subclass says what the predictor reads in each phase (:meth:`views`).
     """
 
     def __init__(self, *, predictor_terms: Sequence[str], selector_terms: Sequence[str],
-                 predictor_lr: float | None = None, **rnp):
+                 predictor_lr: float | None = None, phase1_selector_step: bool = True, fresh_sample: bool = True,
+                 **rnp):
         super().__init__(**rnp)
         self.automatic_optimization = False
         self.losses.require(predictor_terms, "model.predictor_terms")
         self.losses.require(selector_terms, "model.selector_terms")
         self.predictor_terms, self.selector_terms = list(predictor_terms), list(selector_terms)
         self.predictor_lr = predictor_lr or self.lr
+        self.phase1_selector_step, self.fresh_sample = phase1_selector_step, fresh_sample
 
     def selector_modules(self) -> list[nn.Module]:
-        return [self.selector_encoder, self.selector]
+        return [self.selector_encoder, self.selector_norm, self.selector]
 
     def predictor_modules(self) -> list[nn.Module]:
-        return [self.predictor_encoder, self.predictor]
+        return [self.predictor_encoder, self.predictor_norm, self.predictor]
 
     def configure_optimizers(self):
         return [self.make_optimizer(self.predictor_modules(), lr=self.predictor_lr),
@@ -200,19 +227,51 @@ class TwoPhaseModel(PhasedSteps, RNP):
     def training_step(self, batch, batch_idx):
         predictor_opt, selector_opt = self.optimizers()
         selection = self.select(batch)
-        fixed = Selection(logits=selection.logits.detach(), mask=selection.mask.detach())
-        first = self._outputs(batch, fixed, self.views(batch, fixed.mask, "predictor"))
-        p_total, p_parts = self.phase_step(predictor_opt, first, self.predictor_terms, self.predictor_modules())
+        # The predictor reads the detached sample; the selection terms read the sample itself.
+        first = self._outputs(batch, selection, self.views(batch, selection.mask.detach(), "predictor"))
+        stepped = [predictor_opt, selector_opt] if self.phase1_selector_step else predictor_opt
+        p_total, p_parts = self.phase_step(stepped, first, self.predictor_terms,
+                                           self.predictor_modules() + self.selector_modules())
+        if self.fresh_sample:
+            selection = self.select(batch)
         with frozen(self.predictor_modules()):
             second = self._outputs(batch, selection, self.views(batch, selection.mask, "selector"))
             s_total, s_parts = self.phase_step(selector_opt, second, self.selector_terms, self.selector_modules())
         self.log("train/predictor_loss", p_total.detach(), batch_size=batch.size)
         self.log("train/selector_loss", s_total.detach(), batch_size=batch.size)
-        self.log_train(p_total.detach() + s_total.detach(), {**p_parts, **s_parts}, second, batch.size)
+        phase1 = {f"phase1_{name}" if name in s_parts else name: value for name, value in p_parts.items()}
+        self.log_train(p_total.detach() + s_total.detach(), {**phase1, **s_parts}, second, batch.size)
         return None
 
 
 # --- an auxiliary model pre-trained on the full text -------------------------------------
+#: How the auxiliary model's best pre-training epoch is chosen on the full validation text:
+#: accuracy, or the F1 of class 1 (macro F1 over classes beyond two), as DAR's ``teacher_beer.py``.
+AUXILIARY_SELECTIONS = ("accuracy", "f1")
+
+
+def confusion_counts(predicted: torch.Tensor, labels: torch.Tensor, num_classes: int) -> torch.Tensor:
+    """[C, 3] float64: per class, true positives, false positives, false negatives."""
+    classes = torch.arange(num_classes, device=labels.device).unsqueeze(1)
+    hit, said, truth = predicted == labels, predicted.unsqueeze(0) == classes, labels.unsqueeze(0) == classes
+    tp = (said & hit.unsqueeze(0)).sum(1)
+    fp = (said & ~hit.unsqueeze(0)).sum(1)
+    fn = (truth & ~hit.unsqueeze(0)).sum(1)
+    return torch.stack([tp, fp, fn], dim=1).to(torch.float64)
+
+
+def selection_score(counts: torch.Tensor, selection: str) -> float:
+    """Accuracy or F1 (class 1 when binary, else the macro mean) from :func:`confusion_counts`; NaN if empty."""
+    tp, fp, fn = counts.unbind(dim=1)
+    total = float(tp.sum() + fp.sum())
+    if total == 0:
+        return float("nan")
+    if selection == "accuracy":
+        return float(tp.sum()) / total
+    f1 = 2 * tp / (2 * tp + fp + fn).clamp(min=1e-12)
+    return float(f1[1]) if counts.shape[0] == 2 else float(f1.mean())
+
+
 class AuxiliaryPretraining:
     """Mixin: an auxiliary classifier trained alone on the full text, then frozen at its best validation state.
 
@@ -221,18 +280,26 @@ class AuxiliaryPretraining:
     ``auxiliary_epochs`` epochs :meth:`auxiliary_pretraining_step` trains it
     on the full text (loss: ``auxiliary_losses``, over ``auxiliary_full_logits``)
     and every validation epoch scores it on the full validation text
-    (accuracy, summed over processes, so every rank picks the same epoch); the
-    state with the best score is kept, like the best checkpoint of a separate
-    pre-training run. When the first epoch after pre-training starts, that
-    state is restored and the auxiliary model is frozen: no gradients, eval
-    mode (no dropout) even when the host is in training mode. If no validation
+    (``selection``: accuracy or F1; counts summed over processes, so every
+    rank picks the same epoch); the state with the best score is kept, like
+    the best checkpoint of a separate pre-training run. When the first epoch
+    after pre-training starts, that state is restored and the auxiliary model
+    is frozen: no gradients; ``frozen_mode`` "eval" keeps it in eval mode (no
+    dropout) even while the host trains, "train" lets it follow the host's
+    mode (dropout on while training). If no validation
     ran during pre-training, the last pre-training state is kept (and a
     warning logged). The kept state travels in checkpoints.
     """
 
     CHECKPOINT_KEY: ClassVar[str] = "pyhighlights_auxiliary"
 
-    def init_auxiliary(self, epochs: int, losses: Mapping[str, Any], path: str = "model.auxiliary_losses") -> None:
+    def init_auxiliary(self, epochs: int, losses: Mapping[str, Any], path: str = "model.auxiliary_losses",
+                       selection: str = "accuracy", frozen_mode: str = "eval") -> None:
+        if selection not in AUXILIARY_SELECTIONS:
+            raise ValueError(f"model.auxiliary_selection: expected one of {AUXILIARY_SELECTIONS}, got {selection!r}")
+        if frozen_mode not in ("train", "eval"):
+            raise ValueError(f"model.auxiliary_mode: expected train or eval, got {frozen_mode!r}")
+        self.auxiliary_selection, self.auxiliary_mode = selection, frozen_mode
         self.auxiliary_epochs = int(epochs)
         self.auxiliary_losses = LossSet({label: build("loss", spec, path=f"{path}.{label}")
                                          for label, spec in losses.items()})
@@ -267,14 +334,15 @@ class AuxiliaryPretraining:
     def freeze_auxiliary(self) -> None:
         for p in self.auxiliary_parameters():
             p.requires_grad_(False)
-        for module in self.auxiliary_modules():
-            module.eval()
+        if self.auxiliary_mode == "eval":
+            for module in self.auxiliary_modules():
+                module.eval()
         self.auxiliary_frozen.fill_(True)
 
     def train(self, mode: bool = True):
         result = super().train(mode)
         flag = getattr(self, "auxiliary_frozen", None)
-        if flag is not None and bool(flag):
+        if flag is not None and bool(flag) and self.auxiliary_mode == "eval":
             for module in self.auxiliary_modules():
                 module.eval()
         return result
@@ -315,24 +383,23 @@ class AuxiliaryPretraining:
     def auxiliary_validation_update(self, batch: Batch) -> None:
         with torch.no_grad():
             logits = self.auxiliary_logits(batch, None)
-        correct = (logits.argmax(dim=-1) == batch.labels).sum().to(torch.float64)
-        total = torch.tensor(float(batch.size), dtype=torch.float64, device=correct.device)
-        if self._auxiliary_counts is None:
-            self._auxiliary_counts = [correct, total]
-        else:
-            self._auxiliary_counts = [self._auxiliary_counts[0] + correct, self._auxiliary_counts[1] + total]
+        counts = confusion_counts(logits.argmax(dim=-1), batch.labels, logits.shape[-1])
+        self._auxiliary_counts = counts if self._auxiliary_counts is None else self._auxiliary_counts + counts
 
     def auxiliary_validation_score(self) -> float:
-        """Accuracy of the auxiliary model on the full validation text, over all processes."""
-        counts = self._auxiliary_counts or [torch.zeros((), dtype=torch.float64, device=self.device)] * 2
-        correct, total = global_sums(*counts)
-        return float(correct / total) if float(total) > 0 else float("nan")
+        """The auxiliary model's selection score on the full validation text, over all processes."""
+        counts = self._auxiliary_counts
+        if counts is None:
+            return float("nan")
+        summed = torch.stack(global_sums(*counts.reshape(-1).unbind())).reshape(counts.shape)
+        return selection_score(summed, self.auxiliary_selection)
 
     def auxiliary_validation_end(self) -> None:
         if not self.pretraining or self.trainer.sanity_checking:
             return
         score = self.auxiliary_validation_score()
-        self.log("val/auxiliary_accuracy", score, sync_dist=True)  # already global: the mean of equal values
+        # already global: the mean of equal values
+        self.log(f"val/auxiliary_{self.auxiliary_selection}", score, sync_dist=True)
         best = self._auxiliary_best
         if score == score and (best is None or score > best["score"]):
             self._auxiliary_best = {"epoch": int(self.current_epoch), "score": float(score),

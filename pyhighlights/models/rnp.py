@@ -14,9 +14,10 @@ used by FR, DR and G-RAT; the predictor max-pools over kept words.
 """
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from cinnamon.registry import RegistrationKey
+from torch import nn
 
 from pyhighlights.models.base import OptimConfig, SPPModel
 from pyhighlights.registry import Param, registration_key as key
@@ -28,6 +29,10 @@ class RNPConfig(OptimConfig):
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
          "continuity": key("loss", "continuity")})
+    predictor_pool: Literal["kept", "all"] = Param(
+        "kept", description="the predictor max-pools over the kept words, or over every real word")
+    layer_norm: Literal["none", "selector", "both", "shared"] = Param(
+        "none", description="LayerNorm on encoder states: none, the selector path, each path its own, or one shared")
     child_defaults: ClassVar[dict] = {"losses.sparsity": {"weight": 2.0, "target": 0.15}, "losses.continuity": {"weight": 2.0}}
 
     @classmethod
@@ -35,12 +40,28 @@ class RNPConfig(OptimConfig):
         return cls(lr=2e-3)
 
 
+def path_norms(layer_norm: str, size: int) -> tuple[nn.Module, nn.Module]:
+    """(selector-path norm, predictor-path norm) for a ``layer_norm`` setting; "shared" is one module twice."""
+    if layer_norm not in LAYER_NORMS:
+        raise ValueError(f"model.layer_norm: expected one of {LAYER_NORMS}, got {layer_norm!r}")
+    if layer_norm == "shared":
+        norm = nn.LayerNorm(size)
+        return norm, norm
+    selector = nn.LayerNorm(size) if layer_norm in ("selector", "both") else nn.Identity()
+    predictor = nn.LayerNorm(size) if layer_norm == "both" else nn.Identity()
+    return selector, predictor
+
+
+LAYER_NORMS = ("none", "selector", "both", "shared")
+
+
 class RNP(SPPModel):
-    def __init__(self, *, selector, predictor, **common):
+    def __init__(self, *, selector, predictor, layer_norm: str = "none", **common):
         super().__init__(**common)
         self.selector_encoder = self.make_backbone()
         self.predictor_encoder = self.make_backbone()
         size = self.selector_encoder.output_size
+        self.selector_norm, self.predictor_norm = path_norms(layer_norm, size)
         self.selector = self.build_part("selector", selector, "model.selector", input_size=size)
         self.predictor = self.build_part("predictor", predictor, "model.predictor",
                                          input_size=self.predictor_encoder.output_size, num_classes=self.num_classes)
