@@ -22,7 +22,8 @@ class EmbeddingSource(ParameterHolder):
         from pyhighlights.data.embeddings import vocabulary_and_embeddings
 
         return vocabulary_and_embeddings(corpus, vectors=self.vectors(), dim=getattr(self, "dim", None),
-                                         policy=self.vocabulary, min_freq=self.min_freq, seed=self.seed)
+                                         policy=self.vocabulary, min_freq=self.min_freq, seed=self.seed,
+                                         oov=getattr(self, "oov", "random"))
 
 
 class EmbeddingCommon(Configuration):
@@ -42,7 +43,12 @@ class Learned(EmbeddingSource):
     pass
 
 
-class GloveFileConfig(EmbeddingCommon):
+class PretrainedCommon(EmbeddingCommon):
+    oov: Literal["random", "zero"] = Param(
+        "random", description="rows of words without a vector: random, or zero as in the Liu et al. reference code")
+
+
+class GloveFileConfig(PretrainedCommon):
     path: str | None = Param(None, description="GloVe/word2vec text file: 'word v1 ... vd' per line")
 
 
@@ -53,7 +59,7 @@ class GloveFile(EmbeddingSource):
         return self.path
 
 
-class KumoGloveConfig(EmbeddingCommon):
+class KumoGloveConfig(PretrainedCommon):
     pass
 
 

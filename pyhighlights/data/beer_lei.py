@@ -8,6 +8,17 @@ Files expected in ``data_dir`` (each may also be ``.gz``)::
 
 Aspect k = 0, 1, 2 is appearance, aroma, palate. Labels binarise the chosen
 aspect's score (<= 0.4 negative, >= 0.6 positive, else dropped).
+
+The *correlated* release (``variant="correlated"``) has one pair of files for
+every aspect, in the same line format (five scores, a tab, the tokens)::
+
+    reviews.260k.train.txt          reviews.260k.heldout.txt
+
+The chosen aspect's score is the label; the test set is the same
+annotations.json. Its aspects' scores correlate strongly, so a model can
+predict one aspect from another's words (MGR, MCD and MRD report it; MGR
+``beer.py`` Beer_correlated). Its loader also balances the heldout split;
+here only training is balanced, as for the decorrelated release.
 """
 from __future__ import annotations
 
@@ -46,10 +57,16 @@ def resolve_lei_aspect(aspect: str | int) -> int:
     raise ValueError(f"unknown Beer aspect {aspect!r}; expected one of: {allowed}")
 
 
-def lei_file_names(aspect_index: int) -> dict[str, list[str]]:
+LEI_VARIANTS = ("decorrelated", "correlated")
+
+
+def lei_file_names(aspect_index: int, variant: str = "decorrelated") -> dict[str, list[str]]:
+    if variant not in LEI_VARIANTS:
+        raise ValueError(f"unknown Beer variant {variant!r}; expected one of {', '.join(LEI_VARIANTS)}")
+    stem = "reviews.260k" if variant == "correlated" else f"reviews.aspect{aspect_index}"
     return {
-        "train": [f"reviews.aspect{aspect_index}.train.txt"],
-        "validation": [f"reviews.aspect{aspect_index}.heldout.txt"],
+        "train": [f"{stem}.train.txt"],
+        "validation": [f"{stem}.heldout.txt"],
         "test": ["annotations.json"],
     }
 
@@ -98,6 +115,7 @@ def load_lei_beer(
     seed: int = 0,
     skip_malformed: bool = False,
     remove_leakage: bool | None = None,
+    variant: str = "decorrelated",
 ) -> Corpus:
     """Read the Lei et al. Beer corpus for one aspect.
 
@@ -105,11 +123,12 @@ def load_lei_beer(
     documents of the majority class (seeded); validation (heldout) and test
     (annotations.json) keep their label distribution. What was dropped,
     skipped and truncated is counted in ``Corpus.info["splits"][split]``.
-    ``remove_leakage`` (None, False, True): the leakage audit, see
+    ``variant``: "decorrelated" (per-aspect files) or "correlated"
+    (``reviews.260k.*``). ``remove_leakage`` (None, False, True): the leakage audit, see
     :func:`pyhighlights.data.preprocess.assemble_corpus`.
     """
     index = resolve_lei_aspect(aspect)
-    files = require_files(data_dir, lei_file_names(index), LEI_PUBLICATION)
+    files = require_files(data_dir, lei_file_names(index, variant), LEI_PUBLICATION)
     counts: dict[str, dict] = {"train": {}, "validation": {}, "test": {}}
     documents = {
         "train": _read_reviews(files["train"], index, counts["train"], skip_malformed),
@@ -121,12 +140,13 @@ def load_lei_beer(
         "format": "lei2016",
         "aspect": LEI_ASPECTS[index],
         "aspect_index": index,
+        "variant": variant,
         "data_dir": str(Path(data_dir)),
         "files": {split: str(path) for split, path in files.items()},
         "skip_malformed": skip_malformed,
     }
     corpus = assemble_corpus(
-        f"beer/{LEI_ASPECTS[index]}",
+        f"beer{'_correlated' if variant == 'correlated' else ''}/{LEI_ASPECTS[index]}",
         documents,
         counts,
         label_names=BINARY_LABEL_NAMES,

@@ -2,8 +2,10 @@
 
 Rows follow the vocabulary's ids. The padding row is zero; every other row
 without a pretrained vector (the unknown-word row and out-of-vocabulary
-words) is drawn from N(0, std^2), seeded. Whether the matrix is frozen is the
-model's business; this only builds it.
+words) is drawn from N(0, std^2), seeded, or is zero (``oov="zero"``: the
+Liu et al. reference code maps every word missing from GloVe to its zero
+padding row, e.g. FR ``code/embedding.py`` and ``code/beer.py``). Whether
+the matrix is frozen is the model's business; this only builds it.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from pyhighlights.data.word_vectors import WordVectors, load_word_vectors
 logger = logging.getLogger(__name__)
 
 VOCABULARY_POLICIES = ("train", "vectors")
+OOV_ROWS = ("random", "zero")
 
 
 @dataclass
@@ -52,6 +55,7 @@ def build_embeddings(
     dim: int | None = None,
     std: float | None = None,
     seed: int = 0,
+    oov: str = "random",
 ) -> Embeddings:
     """The embedding matrix for ``vocabulary``.
 
@@ -68,9 +72,14 @@ def build_embeddings(
         return Embeddings(weight, "learned", found=0, oov=len(vocabulary) - 2)
     if dim is not None and dim != vectors.dim:
         raise ValueError(f"{vectors.source} has dimension {vectors.dim}, but dim={dim} was asked for")
+    if oov not in OOV_ROWS:
+        raise ValueError(f"embeddings.oov: expected one of {OOV_ROWS}, got {oov!r}")
     if std is None:
         std = float(np.std(vectors.matrix)) if vectors.matrix.size else 1.0
-    weight = _random_rows(len(vocabulary), vectors.dim, std, seed)
+    if oov == "zero":
+        weight = torch.zeros(len(vocabulary), vectors.dim)
+    else:
+        weight = _random_rows(len(vocabulary), vectors.dim, std, seed)
     weight[PAD_ID] = 0.0
     positions, rows, missing = [], [], []
     for word_id, word in enumerate(vocabulary.words):
@@ -118,6 +127,7 @@ def vocabulary_and_embeddings(
     min_freq: int = 1,
     std: float | None = None,
     seed: int = 0,
+    oov: str = "random",
 ) -> tuple[Vocabulary, Embeddings]:
     """Vocabulary and matrix in one call.
 
@@ -128,6 +138,8 @@ def vocabulary_and_embeddings(
     if vectors is None:
         if policy != "train":
             raise ValueError(f'vocabulary policy {policy!r} needs pretrained vectors; use "train"')
+        if oov != "random":
+            raise ValueError(f"embeddings.oov={oov!r} needs pretrained vectors: learned embeddings are all random rows")
         vocabulary = build_vocabulary(corpus, policy="train", min_freq=min_freq)
         return vocabulary, build_embeddings(vocabulary, dim=dim, std=std, seed=seed)
     if policy == "train":
@@ -136,4 +148,4 @@ def vocabulary_and_embeddings(
     else:
         loaded = load_word_vectors(vectors, dim=dim)
         vocabulary = build_vocabulary(corpus, policy=policy, vectors=loaded)
-    return vocabulary, build_embeddings(vocabulary, vectors=loaded, std=std, seed=seed)
+    return vocabulary, build_embeddings(vocabulary, vectors=loaded, std=std, seed=seed, oov=oov)

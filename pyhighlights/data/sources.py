@@ -7,6 +7,7 @@ files read, so the run manifest can record their checksums.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pyhighlights.config.resolve import ConfigError
 from pyhighlights.data.batch import Corpus
@@ -34,6 +35,8 @@ class BeerCommon(Configuration):
 
 class LeiBeerConfig(BeerCommon):
     data_dir: str | None = Param(None, description="directory with reviews.aspect*.{train,heldout}.txt[.gz] and annotations.json")
+    variant: Literal["decorrelated", "correlated"] = Param(
+        "decorrelated", description="decorrelated: reviews.aspect{k}.*; correlated: reviews.260k.* (all aspects)")
     remove_leakage: bool = Param(False, description="drop train/validation reviews whose text is also in a later split "
                                                     "(false: only count them in the manifest)")
 
@@ -44,14 +47,16 @@ class LeiBeer(CorpusSource):
     def directory(self) -> Path:
         if not self.data_dir:
             raise ConfigError("dataset.data_dir: required for dataset=beer (a directory of the Lei et al. 2016 "
-                              "files: reviews.aspect{0,1,2}.{train,heldout}.txt[.gz] and annotations.json)")
+                              "files: reviews.aspect{0,1,2}.{train,heldout}.txt[.gz] and annotations.json, or "
+                              "reviews.260k.{train,heldout}.txt[.gz] with dataset.variant=correlated)")
         return Path(self.data_dir).expanduser()
 
     def load(self) -> Corpus:
         from pyhighlights.data.beer_lei import load_lei_beer
 
         return load_lei_beer(self.directory(), self.aspect, max_length=self.max_length, balance=self.balance,
-                             seed=self.seed, skip_malformed=self.skip_malformed, remove_leakage=self.remove_leakage)
+                             seed=self.seed, skip_malformed=self.skip_malformed, remove_leakage=self.remove_leakage,
+                             variant=self.variant)
 
 
 class SynthBeerConfig(BeerCommon):
