@@ -20,6 +20,7 @@ from pyhighlights import registry
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckpoint, WarmupAwareEarlyStopping,
                                              check_monitors)
+from pyhighlights.training.draws import score_over_draws
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.rundir import RunDirectory
 
@@ -123,8 +124,7 @@ class Experiment:
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
         if best is None and checkpoint is not None:
             log.warning("no checkpoint was selected (no scored validation epoch); testing the final weights")
-        results = trainer.test(model, datamodule=datamodule, ckpt_path=best, verbose=False)
-        metrics = {k: float(v) for k, v in (results[0] if results else {}).items()}
+        metrics = score_over_draws(trainer, model, datamodule, best, self.settings.evaluation_draws, seed)
         for name in ("test/accuracy", "test/highlight_f1", "test/sparsity"):
             if name in metrics and trainer.is_global_zero:
                 log.info("seed %d %s = %.4f", seed, name, metrics[name])

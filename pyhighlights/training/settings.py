@@ -27,6 +27,8 @@ class TrainerConfig(Configuration):
     progress_bar: bool | None = Param(None, description="null = on in an interactive terminal, off in CI")
     deterministic: bool = Param(False)
     save_checkpoints: bool = Param(True, description="keep the best checkpoint under checkpoints/")
+    evaluation_draws: int = Param(5, ge=1, description="seeded test passes averaged when the model samples at "
+                                                       "evaluation (a deterministic model is tested once)")
 
 
 class TrainerSettings(ParameterHolder):
