@@ -27,7 +27,7 @@ BackboneFactory = Callable[[], Backbone]
 
 #: Where the predictor max-pools: over the kept words only, or over every real word (the kept words'
 #: embeddings zeroed but their encoder states still pooled, as in the Liu et al. reference code).
-POOLS = ("kept", "all")
+POOLS = ("kept", "valid")
 
 
 class OptimConfig(Configuration):
@@ -70,7 +70,7 @@ class SPPModel(pl.LightningModule):
                      norm: nn.Module | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Encode a batch (optionally with words removed); return token states and the pooling mask.
 
-        The pooling mask is the kept tokens (``predictor_pool="kept"``) or every real token ("all").
+        The pooling mask is the kept tokens (``predictor_pool="kept"``) or every real token ("valid").
         """
         keep_tokens = None
         pool_mask = batch.attention_mask

@@ -47,12 +47,12 @@ from typing import ClassVar, Literal
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
-from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, AuxiliaryPretraining, liu_losses
-from pyhighlights.models.rnp import RNP, RNPConfig
+from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, AuxiliaryPretraining, LiuConfig, liu_losses
+from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Param, registration_key as key
 
 
-class DARConfig(RNPConfig):
+class DARConfig(LiuConfig):
     auxiliary_predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
@@ -74,7 +74,7 @@ class DARConfig(RNPConfig):
 
     @classmethod
     def default(cls):
-        return cls(lr=1e-4, predictor_pool="all", layer_norm="both")
+        return cls(lr=1e-4, predictor_pool="valid", layer_norm="both")
 
 
 class DAR(AuxiliaryPretraining, RNP):

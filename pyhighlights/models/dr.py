@@ -33,13 +33,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pyhighlights.models.mechanics import (LIU_CHILD_DEFAULTS, global_selection_rate, liu_losses, part_optimizer,
-                                           scale_part_lr)
-from pyhighlights.models.rnp import RNP, RNPConfig
+from pyhighlights.models.mechanics import (LIU_CHILD_DEFAULTS, LiuConfig, global_selection_rate, liu_losses,
+                                           part_optimizer, scale_part_lr)
+from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Real
 
 
-class DRConfig(RNPConfig):
+class DRConfig(LiuConfig):
     min_factor: float = Real(0.05, gt=0.0, le=1.0,
                              description="the predictor's lr factor is max(batch selection rate, min_factor)")
     empty_factor: float = Real(1.0, gt=0.0, le=1.0, description="the factor when the batch selects nothing")
@@ -47,7 +47,7 @@ class DRConfig(RNPConfig):
 
     @classmethod
     def default(cls):
-        return cls(lr=1e-4, predictor_pool="all", layer_norm="selector")
+        return cls(lr=1e-4, predictor_pool="valid", layer_norm="selector")
 
 
 def predictor_factor(rate: float, min_factor: float, empty_factor: float) -> float:

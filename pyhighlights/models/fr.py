@@ -20,7 +20,7 @@ train_share, ``code/run_share_beer.py`` argparse defaults):
   shared``), dropout 0.2 only before each head (``selector.dropout``,
   ``predictor.dropout``; the backbone's own dropout belongs to the
   ``backbone`` group: the experiments set it to 0);
-- the predictor max-pools over every real word (``predictor_pool: all``): the
+- the predictor max-pools over every real word (``predictor_pool: valid``): the
   dropped words' embeddings are zero but their states are pooled;
 - a Gumbel sample also at evaluation (``selector.evaluation: sample``).
 
@@ -33,18 +33,18 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from pyhighlights.models.base import SPPModel
-from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, liu_losses
-from pyhighlights.models.rnp import RNPConfig, path_norms
+from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, LiuConfig, liu_losses
+from pyhighlights.models.rnp import path_norms
 from pyhighlights.registry import Param
 
 
-class FRConfig(RNPConfig):
+class FRConfig(LiuConfig):
     layer_norm: Literal["none", "shared"] = Param("shared", description="one LayerNorm on the shared encoder, or none")
     child_defaults: ClassVar[dict] = {**LIU_CHILD_DEFAULTS, **liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
 
     @classmethod
     def default(cls):
-        return cls(lr=1e-4, predictor_pool="all")
+        return cls(lr=1e-4, predictor_pool="valid")
 
 
 class FR(SPPModel):

@@ -60,7 +60,7 @@ class MCDConfig(TwoPhaseConfig):
 
     @classmethod
     def default(cls):
-        return cls.two_phase(lr=1e-4, predictor_pool="all", layer_norm="selector")
+        return cls.two_phase(lr=1e-4, predictor_pool="valid", layer_norm="selector")
 
 
 class MCD(TwoPhaseModel):

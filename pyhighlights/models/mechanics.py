@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import torch
 import torch.distributed as dist
@@ -56,6 +56,16 @@ LIU_CHILD_DEFAULTS: dict[str, dict[str, Any]] = {
     "selector": {"evaluation": "sample", "dropout": 0.2},
     "losses.task": {"weight": 0.9},
 }
+
+
+class LiuConfig(RNPConfig):
+    """RNP's parameters plus the two structural choices of the Liu et al. scripts, as named options."""
+
+    predictor_pool: Literal["kept", "valid"] = Param(
+        "valid", description="the predictor max-pools over every real word (reference) or only the kept ones")
+    layer_norm: Literal["none", "selector", "both", "shared"] = Param(
+        "selector", description="LayerNorm on encoder states: none, the selector path (reference), each path its "
+                                "own, or one shared")
 
 
 def liu_losses(*, target: float, sparsity: float, continuity: float) -> dict[str, dict[str, Any]]:
@@ -143,7 +153,7 @@ class PhasedSteps:
         return total, parts
 
 
-class TwoPhaseConfig(RNPConfig):
+class TwoPhaseConfig(LiuConfig):
     """An RNP-shaped model trained in two phases per batch (MCD, MRD)."""
 
     predictor_terms: list[str] = Param(["task", "sparsity", "continuity"],

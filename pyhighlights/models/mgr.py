@@ -41,12 +41,11 @@ from torch import nn
 from pyhighlights.components import selectors
 from pyhighlights.components.selectors import Selection, deterministic_mask
 from pyhighlights.models.base import SPPModel
-from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, liu_losses, part_optimizer
-from pyhighlights.models.rnp import RNPConfig
+from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, LiuConfig, liu_losses, part_optimizer
 from pyhighlights.registry import Param
 
 
-class MGRConfig(RNPConfig):
+class MGRConfig(LiuConfig):
     num_generators: int = Param(5, ge=1, le=16, description="number of generators k")
     shared_generator_encoder: bool = Param(True, description="one encoder for all generator heads (lr/k)")
     generator_lr_scale: float = Param(3.0, gt=0.0, allow_inf_nan=False,
@@ -58,7 +57,7 @@ class MGRConfig(RNPConfig):
 
     @classmethod
     def default(cls):
-        return cls(lr=1e-4, predictor_pool="all")
+        return cls(lr=1e-4, predictor_pool="valid")
 
 
 def averaged_selection(selections: list[Selection], word_mask: torch.Tensor, sample: bool,

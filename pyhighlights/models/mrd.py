@@ -65,7 +65,7 @@ class MRDConfig(TwoPhaseConfig):
 
     @classmethod
     def default(cls):
-        return cls.two_phase(lr=1e-4, predictor_pool="all", layer_norm="selector")
+        return cls.two_phase(lr=1e-4, predictor_pool="valid", layer_norm="selector")
 
 
 def remainder(mask, word_mask):

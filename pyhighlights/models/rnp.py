@@ -14,7 +14,7 @@ used by FR, DR and G-RAT; the predictor max-pools over kept words.
 """
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from cinnamon.registry import RegistrationKey
 from torch import nn
@@ -29,10 +29,6 @@ class RNPConfig(OptimConfig):
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
          "continuity": key("loss", "continuity")})
-    predictor_pool: Literal["kept", "all"] = Param(
-        "kept", description="the predictor max-pools over the kept words, or over every real word")
-    layer_norm: Literal["none", "selector", "both", "shared"] = Param(
-        "none", description="LayerNorm on encoder states: none, the selector path, each path its own, or one shared")
     child_defaults: ClassVar[dict] = {"losses.sparsity": {"weight": 2.0, "target": 0.15}, "losses.continuity": {"weight": 2.0}}
 
     @classmethod

@@ -73,7 +73,7 @@ def test_family_reference_settings(name):
     assert model["name"] == name.split("_")[0]
     assert dataset.get("variant") == variant
     assert losses["task"]["weight"] == pytest.approx(0.9)  # --cls_lambda in every script
-    assert model["selector"]["evaluation"] == "sample" and model["predictor_pool"] == "all"
+    assert model["selector"]["evaluation"] == "sample" and model["predictor_pool"] == "valid"
     assert specs.embeddings == {**specs.embeddings, "name": "glove_file", "trainable": False, "oov": "zero",
                                 "vocabulary": "vectors"}
     assert specs.backbone["hidden_size"] == FAMILY_HIDDEN.get(name, 200) and specs.backbone["dropout"] == 0.0
