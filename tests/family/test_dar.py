@@ -21,7 +21,9 @@ class Snapshots(pl.Callback):
 
 
 def test_pretrained_restored_from_best_epoch_then_frozen(family_tiny_dir, tmp_path):
-    exp = experiment(family_tiny_dir, "dar", "model.auxiliary_epochs=3", "model.lr=0.01")
+    # auxiliary_mode=eval (our option: no dropout in the frozen teacher); the default, train mode, is
+    # tested in test_reference_steps.py
+    exp = experiment(family_tiny_dir, "dar", "model.auxiliary_epochs=3", "model.lr=0.01", "model.auxiliary_mode=eval")
     pl.seed_everything(0)
     model = exp.model()
     assert model.first_scored_epoch == 3

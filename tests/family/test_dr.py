@@ -59,19 +59,6 @@ def test_predictor_lr_is_selector_lr_times_batch_rate(family_tiny_dir):
         assert torch.allclose(after[name].detach(), expected, atol=1e-8, rtol=1e-5), name
 
 
-def test_rate_below_floor_uses_floor(family_tiny_dir):
-    def select_nothing(model):
-        with torch.no_grad():
-            model.selector.scorer.weight.zero_()
-            model.selector.scorer.bias.copy_(torch.tensor([30.0, -30.0]))
-
-    lr, model, *_, rate = one_step(family_tiny_dir, prepare=select_nothing)
-    assert rate == 0.0
-    lrs = group_lrs(model)
-    assert lrs["predictor/head"] == pytest.approx(lr * 0.05, rel=1e-6)
-    assert lrs["selector/head"] == lr
-
-
 def test_encoder_lr_scales_with_the_part(family_tiny_dir):
     lr, model, *_, rate = one_step(family_tiny_dir, "model.encoder_lr=0.0005")
     lrs = group_lrs(model)

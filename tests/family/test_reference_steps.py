@@ -280,3 +280,88 @@ def test_two_phase_departure_keeps_the_selector_still_in_phase_one(family_tiny_d
     delta = (model.selector.scorer.weight - m0.selector.scorer.weight).abs()
     assert moved["selector.scorer.weight"] and float(delta.max()) == pytest.approx(LR, rel=1e-3)
     assert moved["predictor.net.1.weight"]
+
+
+# --- DAR -----------------------------------------------------------------------------------------------------
+class StateAtSecondEpoch(pl.Callback):
+    """Parameters, random state and batch when the first rationaliser step (epoch 1) starts."""
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        if trainer.current_epoch == 1:
+            self.state = {k: v.detach().clone() for k, v in pl_module.state_dict().items()}
+            self.rng, self.batch = torch.get_rng_state(), batch
+            self.teacher_training = [m.training for m in pl_module.auxiliary_modules()]
+
+
+def test_dar_step_after_pretraining(family_tiny_dir):
+    """0.9 CE + λs·sparsity + λc·continuity + 0.9 CE(teacher(Z)); the teacher (with its LayerNorm) in train
+    mode, frozen; LayerNorms on both rationaliser paths."""
+    exp = experiment(family_tiny_dir, "dar", *QUIET, "model.auxiliary_predictor.dropout=0", "model.auxiliary_epochs=1")
+    pl.seed_everything(0)
+    model = exp.model()
+    seen = StateAtSecondEpoch()
+    trainer(2, callbacks=[seen]).fit(model, datamodule=exp.datamodule(0))
+    assert all(seen.teacher_training)  # teacher_beer.py: torch.load(...).train()
+    m0 = exp.model()
+    m0.load_state_dict(seen.state)
+    m0.train()
+    batch = seen.batch
+    torch.set_rng_state(seen.rng)
+    wm = batch.word_mask.float()
+    z = gumbel_keep(linear(layer_norm(encode(m0.selector_encoder, batch), m0.selector_norm), m0.selector.scorer))
+    keep = z * wm
+
+    def classify(encoder, norm, head):
+        return linear(pool_valid(layer_norm(encode(encoder, batch, keep=keep), norm), wm), head)
+
+    logits = classify(m0.predictor_encoder, m0.predictor_norm, m0.predictor.net[-1])
+    teacher = classify(m0.auxiliary_encoder, m0.auxiliary_norm, m0.auxiliary_predictor.net[-1])
+    c = counted(m0)
+    loss = 0.9 * F.cross_entropy(logits, batch.labels) + 12 * sparsity(z, wm, 0.1, c) \
+        + 10 * continuity(z, wm, c) + 0.9 * F.cross_entropy(teacher, batch.labels)
+    rationaliser = {n: p for n, p in m0.named_parameters() if not n.startswith("auxiliary")}
+    grads = grads_of(loss, rationaliser)
+    after = dict(model.named_parameters())
+    for name, before in m0.named_parameters():
+        if name.startswith("auxiliary"):
+            assert torch.equal(after[name], before), name  # frozen: never stepped
+        else:
+            g = grads[name]
+            expected = before.detach() if g is None else adam(before.detach(), [g], LR)
+            assert torch.allclose(after[name].detach(), expected, atol=1e-6, rtol=1e-5), name
+    # The teacher's gradient reaches the selector: without its term the selector's gradient differs.
+    without = grads_of(loss - 0.9 * F.cross_entropy(teacher, batch.labels), rationaliser)
+    assert not torch.allclose(grads["selector.scorer.weight"], without["selector.scorer.weight"])
+
+
+def test_dar_teacher_selected_by_dev_f1(family_tiny_dir):
+    """teacher_beer.py keeps the pre-training epoch with the best dev F1 (class 1), not the best accuracy."""
+    from pyhighlights.models.mechanics import confusion_counts, selection_score
+
+    labels = torch.tensor([1, 1, 1, 0, 0, 0, 0, 0, 0, 0])
+    cautious = torch.tensor([0, 0, 0, 0, 0, 0, 0, 0, 0, 0])  # accuracy 0.7, F1 0
+    eager = torch.tensor([1, 1, 1, 1, 1, 1, 1, 0, 0, 0])  # 3 right + 3 right of 7 = 0.6, F1 2*3/(2*3+4) = 0.6
+    for predicted, accuracy, f1 in ((cautious, 0.7, 0.0), (eager, 0.6, 0.6)):
+        counts = confusion_counts(predicted, labels, 2)
+        assert selection_score(counts, "accuracy") == pytest.approx(accuracy)
+        assert selection_score(counts, "f1") == pytest.approx(f1)
+
+    exp = experiment(family_tiny_dir, "dar", "model.auxiliary_epochs=2", "model.lr=0.01")
+    pl.seed_everything(0)
+    model = exp.model()
+    answers = iter([cautious, eager])
+    states = []
+
+    def scored_logits(batch, keep_words=None):
+        predicted = next(answers)
+        states.append({k: v.clone() for k, v in model.auxiliary_state().items()})
+        model._auxiliary_counts = confusion_counts(predicted, labels, 2)
+        return None
+
+    original = model.auxiliary_validation_update
+    model.auxiliary_validation_update = lambda batch: scored_logits(batch)
+    trainer(3, limit_train_batches=1, limit_val_batches=1).fit(model, datamodule=exp.datamodule(0))
+    assert original is not None and len(states) == 2
+    kept = model.auxiliary_state()
+    assert all(torch.equal(kept[k], states[1][k]) for k in kept)  # epoch 1: F1 0.6 beats F1 0 (accuracy 0.6 < 0.7)
+    assert not all(torch.equal(kept[k], states[0][k]) for k in kept)
