@@ -1,6 +1,7 @@
 """The correlated Beer release: reviews.260k.{train,heldout}.txt[.gz], every aspect's label from one file."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -68,4 +69,7 @@ def test_train_cli_trains_mgr_on_the_correlated_release(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2],
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert (run_dir / "results.json").exists()
+    results = json.loads((run_dir / "results.json").read_text())
+    # MGR samples at evaluation: the seed's metrics are means over two draws, with their spread.
+    seed = results["seeds"]["0"]
+    assert seed["evaluation_draws"] == 2 and "test/accuracy/draw_std" in seed
