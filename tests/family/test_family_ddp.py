@@ -31,8 +31,8 @@ from pyhighlights.config.compose import compose_config
 from pyhighlights.testing import fixed_rank_loader
 from pyhighlights.training.run import Experiment, resolve_specs
 
-COMMON = ("backbone.dropout=0", "model.predictor.dropout=0", "model.losses.sparsity.target=1.0",
-          "model.losses.sparsity.weight=1", "model.lr=0.001")
+COMMON = ("backbone.dropout=0", "model.predictor.dropout=0", "model.selector.dropout=0",
+          "model.losses.sparsity.target=1.0", "model.losses.sparsity.weight=1", "model.lr=0.001")
 MODELS = {
     "fr": [],
     "dr": [],
