@@ -108,7 +108,7 @@ class SPPModel(pl.LightningModule):
     # The defaults read the parts every rationaliser here has: ``selector_encoder`` +
     # ``selector`` and ``predictor_encoder`` + ``predictor`` (FR points both encoders at one).
     def select(self, batch: Batch) -> Selection:
-        """The model's selection for ``batch`` (deterministic in eval mode)."""
+        """The model's selection for ``batch`` (in eval mode: thresholded or sampled, per the selector)."""
         states, _ = self.encode_words(self.selector_encoder, batch, norm=self.selector_norm)
         return self.selector(self.word_states(states, batch), batch.word_mask)
 
