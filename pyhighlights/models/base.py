@@ -8,6 +8,7 @@ optimiser factory live here once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import lightning.pytorch as pl
@@ -30,6 +31,13 @@ BackboneFactory = Callable[[], Backbone]
 POOLS = ("kept", "valid")
 
 
+def with_encoder_dropout(factory: BackboneFactory, dropout: float | None) -> BackboneFactory:
+    """``factory`` building backbones with their ``dropout`` set to ``dropout`` (None: the backbone's own)."""
+    if dropout is None or "dropout" not in getattr(factory, "spec", {}):
+        return factory
+    return partial(factory, dropout=dropout)
+
+
 class OptimConfig(Configuration):
     """Optimiser parameters shared by every model."""
 
@@ -45,7 +53,7 @@ class SPPModel(pl.LightningModule):
 
     def __init__(self, *, backbone_factory: BackboneFactory, num_classes: int, losses: Mapping[str, Spec],
                  lr: float = 1e-3, encoder_lr: float | None = None, weight_decay: float = 0.0,
-                 grad_clip: float = 0.0, predictor_pool: str = "kept"):
+                 grad_clip: float = 0.0, predictor_pool: str = "kept", encoder_dropout: float | None = None):
         super().__init__()
         if predictor_pool not in POOLS:
             raise ValueError(f"model.predictor_pool: expected one of {POOLS}, got {predictor_pool!r}")
@@ -54,7 +62,7 @@ class SPPModel(pl.LightningModule):
         self.selector_norm: nn.Module = nn.Identity()
         self.predictor_norm: nn.Module = nn.Identity()
         self.num_classes = num_classes
-        self.make_backbone = backbone_factory
+        self.make_backbone = with_encoder_dropout(backbone_factory, encoder_dropout)
         self.lr, self.encoder_lr, self.weight_decay, self.grad_clip = lr, encoder_lr, weight_decay, grad_clip
         self.losses = LossSet({label: build("loss", spec, path=f"model.losses.{label}") for label, spec in losses.items()})
         self.metrics = nn.ModuleDict({split: RationaleMetrics(num_classes) for split in ("val", "test")})

@@ -36,7 +36,8 @@ Gumbel sample at evaluation.
 
 Departures, each a named option: ``auxiliary_selection=accuracy``;
 ``auxiliary_mode=eval`` (no dropout in the frozen teacher);
-``selector.evaluation=threshold``; ``predictor_pool=kept``. Always:
+``encoder_dropout=null`` (the backbone's dropout on embeddings and
+states); ``selector.evaluation=threshold``; ``predictor_pool=kept``. Always:
 pre-training is the first epochs of the same run (the best state kept in
 memory and in checkpoints) rather than a separate run and file.
 """

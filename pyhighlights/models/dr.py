@@ -24,7 +24,8 @@ evaluation. The README's runs are ``experiment=dr_beer_aroma`` and
 ``dr_hotel_service``.
 
 Departures, each a named option: ``empty_factor`` (1 in the reference; the
-floor would be the other natural choice); ``selector.evaluation=threshold``;
+floor would be the other natural choice); ``encoder_dropout=null`` (the backbone's dropout on embeddings and
+states); ``selector.evaluation=threshold``;
 ``predictor_pool=kept``; ``layer_norm=none``. Always: manual optimisation
 with one Adam of two parts (the reference rescales its second parameter
 group the same way before each step).

@@ -18,13 +18,13 @@ train_share, ``code/run_share_beer.py`` argparse defaults):
   README are the ``fr_beer_*`` / ``fr_hotel_*`` experiments);
 - one LayerNorm after the shared encoder on both paths (``layer_norm:
   shared``), dropout 0.2 only before each head (``selector.dropout``,
-  ``predictor.dropout``; the backbone's own dropout belongs to the
-  ``backbone`` group: the experiments set it to 0);
+  ``predictor.dropout``; ``encoder_dropout`` 0);
 - the predictor max-pools over every real word (``predictor_pool: valid``): the
   dropped words' embeddings are zero but their states are pooled;
 - a Gumbel sample also at evaluation (``selector.evaluation: sample``).
 
-Departures, each a named option: ``selector.evaluation=threshold`` (a
+Departures, each a named option: ``encoder_dropout=null`` (the backbone's dropout on embeddings and
+states); ``selector.evaluation=threshold`` (a
 deterministic mask, p(keep) >= 0.5); ``predictor_pool=kept`` (pool only the
 kept words); ``layer_norm=none``.
 """

@@ -29,7 +29,8 @@ evaluation. The published correlated-Beer run is ``experiment=mcd_beer_correlate
 Departures, each a named option: ``fresh_sample=false`` (phase 2 reuses
 phase 1's sample); ``phase1_selector_step=false`` with
 ``predictor_terms=[task,full_task]`` (phase 1 trains the predictor only);
-``selector.evaluation=threshold``; ``predictor_pool=kept``. Always: phase 2
+``encoder_dropout=null`` (the backbone's dropout on embeddings and
+states); ``selector.evaluation=threshold``; ``predictor_pool=kept``. Always: phase 2
 runs the frozen predictor's full-text pass without a graph (same value; the
 reference builds one that reaches no trainable parameter).
 """

@@ -50,8 +50,9 @@ log = logging.getLogger("pyhighlights")
 # --- the Liu et al. reference defaults ---------------------------------------------------
 #: What every script of the Liu et al. family (FR, DR, MGR, MCD, DAR, MRD; jugechengzi on GitHub)
 #: shares: the task loss weighted by ``--cls_lambda`` 0.9; dropout 0.2 only right before each linear
-#: head (``nn.Dropout(args.dropout)`` in every ``model.py``); a Gumbel sample drawn by the model's
-#: forward whatever the mode, so evaluation samples too.
+#: head (``nn.Dropout(args.dropout)`` in every ``model.py``; none on the embeddings or the GRU states:
+#: ``LiuConfig.encoder_dropout`` 0); a Gumbel sample drawn by the model's forward whatever the mode,
+#: so evaluation samples too.
 LIU_CHILD_DEFAULTS: dict[str, dict[str, Any]] = {
     "selector": {"evaluation": "sample", "dropout": 0.2},
     "losses.task": {"weight": 0.9},
@@ -66,6 +67,8 @@ class LiuConfig(RNPConfig):
     layer_norm: Literal["none", "selector", "both", "shared"] = Param(
         "selector", description="LayerNorm on encoder states: none, the selector path (reference), each path its "
                                 "own, or one shared")
+    encoder_dropout: float | None = Param(0.0, ge=0.0, lt=1.0, description="dropout of the encoders' embeddings "
+                                          "and states (reference: none, only before the heads); null = backbone.dropout")
 
 
 def liu_losses(*, target: float, sparsity: float, continuity: float) -> dict[str, dict[str, Any]]:

@@ -25,7 +25,9 @@ weight 0.9; sampled, averaged inference.
 
 Departures, each a named option: ``shared_generator_encoder=false`` (each
 generator its own encoder, stepped at its head's rate);
-``generator_lr_scale=1`` (heads at lr·(i+1)); ``selector.evaluation=threshold``
+``generator_lr_scale=1`` (heads at lr·(i+1));
+``encoder_dropout=null`` (the backbone's dropout on embeddings and
+states); ``selector.evaluation=threshold``
 (inference keeps a word when the averaged p(keep) >= 0.5);
 ``predictor_pool=kept``; ``layer_norm=none``. Always: one Adam whose
 parameter groups carry the per-part rates (the reference's one Adam with

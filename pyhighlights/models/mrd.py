@@ -32,7 +32,8 @@ Gumbel sample at evaluation.
 
 Departures, each a named option: ``fresh_sample=false``;
 ``phase1_selector_step=false`` with ``predictor_terms=[remainder_task,full_task]``
-(``--gen_sparse 0``); ``selector.evaluation=threshold``; ``predictor_pool=kept``.
+(``--gen_sparse 0``); ``encoder_dropout=null`` (the backbone's dropout on embeddings and
+states); ``selector.evaluation=threshold``; ``predictor_pool=kept``.
 Always: the remainder zeroes the selected words' embeddings (removed words
 contribute nothing), the frozen full-text pass of phase 2 runs without a graph.
 """

@@ -365,3 +365,20 @@ def test_dar_teacher_selected_by_dev_f1(family_tiny_dir):
     kept = model.auxiliary_state()
     assert all(torch.equal(kept[k], states[1][k]) for k in kept)  # epoch 1: F1 0.6 beats F1 0 (accuracy 0.6 < 0.7)
     assert not all(torch.equal(kept[k], states[0][k]) for k in kept)
+
+
+@pytest.mark.parametrize("name", ["fr", "dr", "mgr", "mcd", "dar", "mrd"])
+def test_encoders_have_no_dropout_of_their_own(family_tiny_dir, name):
+    """The scripts' only dropout sits before the linear heads (0.2); ``encoder_dropout=null`` keeps the backbone's."""
+    from pyhighlights.components.backbones.base import Backbone
+
+    def dropouts(*extra):
+        model = experiment(family_tiny_dir, name, "backbone.dropout=0.3", *extra).model()
+        encoders = [m for m in model.modules() if isinstance(m, Backbone)]
+        return {m.dropout.p for m in encoders}, model
+
+    rates, model = dropouts()
+    assert rates == {0.0}
+    heads = [m for m in model.modules() if isinstance(m, torch.nn.Dropout) and m.p > 0]
+    assert heads and {m.p for m in heads} == {0.2}
+    assert dropouts("model.encoder_dropout=null")[0] == {0.3}
