@@ -70,8 +70,10 @@ class DR(RNP):
         return part_optimizer(self, self.parts(), {"selector": self.lr, "predictor": self.lr})
 
     def predictor_factor(self, outputs) -> float:
-        """The factor of the global batch's selection rate."""
-        rate = global_selection_rate(outputs["mask"], outputs["word_mask"])
+        """The factor of the global batch's selection rate, counting padding as the sparsity term does."""
+        counted = getattr(self.losses.terms.get("sparsity"), "padding", "excluded") == "counted"
+        mask = outputs.get("raw_mask", outputs["mask"]) if counted else outputs["mask"]
+        rate = global_selection_rate(mask, outputs["word_mask"], count_padding=counted)
         return predictor_factor(rate, self.min_factor, self.empty_factor)
 
     def training_step(self, batch, batch_idx):

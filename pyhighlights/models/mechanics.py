@@ -124,9 +124,14 @@ def global_sums(*values: torch.Tensor) -> list[torch.Tensor]:
     return list(stacked.unbind())
 
 
-def global_selection_rate(mask: torch.Tensor, word_mask: torch.Tensor) -> float:
-    """Selected real words / real words over the global batch (all processes)."""
-    selected, words = global_sums((mask.detach() * word_mask).sum(), word_mask.sum())
+def global_selection_rate(mask: torch.Tensor, word_mask: torch.Tensor, count_padding: bool = False) -> float:
+    """Selected real words / real words over the global batch (all processes).
+
+    ``count_padding``: ``mask`` is the raw sample and its selected padding counts too (the reference's
+    sum(z) / sum(masks)).
+    """
+    selected = mask.detach().sum() if count_padding else (mask.detach() * word_mask).sum()
+    selected, words = global_sums(selected, word_mask.sum())
     return float(selected / words.clamp(min=1))
 
 
