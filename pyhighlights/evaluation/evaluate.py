@@ -79,6 +79,7 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
     """
     split = canonical_split(split)
     run = RestoredRun(path)
+    run.warn_if_unfinished()
     dataset = dict(dataset or {})
     out_dir = run.path / "evaluation" / output_name(split, tag, dataset)
     dataset_spec = run.dataset_spec(dataset)  # validates the overrides before any work
@@ -92,6 +93,7 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
     seeds: dict[str, dict[str, float]] = {}
     checkpoints = run.checkpoints()
     for seed, checkpoint in checkpoints.items():
+        log.info("seed %d: reading %s", seed, checkpoint)
         model = run.load_model(checkpoint, device)
         scorer = scorer_loader = None
         if scorer_run is not None:
@@ -107,6 +109,7 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
         "kind": "evaluation",
         "model": run.model_name,
         "run": str(run.path),
+        "run_state": run.state,
         "split": split,
         "dataset": dataset_spec,
         "documents": len(corpus.split(split)),
