@@ -71,8 +71,8 @@ class RestoredRun:
         if self.state is None:
             log.info("%s: no status.json (a run older than recorded run states); assuming it finished", self.path)
         elif self.state != "finished":
-            log.warning("warning: %s is a %s run, not a finished one (see its status.json); its checkpoints are "
-                        "the last ones it saved", self.path, "still running or killed" if self.state == "running"
+            log.warning("warning: %s: the run is %s, not finished (see its status.json); its checkpoints are "
+                        "the last ones it saved", self.path, "still running or was killed" if self.state == "running"
                         else self.state)
 
     # --- parameters ---------------------------------------------------------------
