@@ -74,3 +74,16 @@ def test_a_run_directory_that_is_a_file_is_named(tiny_beer_dir, tmp_path):
     result = train(*tiny_overrides(tiny_beer_dir), f"hydra.run.dir={tmp_path / 'taken' / 'run'}", check=False)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert f"{tmp_path / 'taken'} is a file" in result.stderr
+
+
+def test_the_returned_objective_is_the_mean_carrying_the_std():
+    from pyhighlights.cli.train import objective, summary_lines
+
+    summary = {"test/highlight_f1": {"mean": 0.6, "std": 0.1414, "n": 2},
+               "test/accuracy": {"mean": 0.9, "std": 0.0, "n": 2}}
+    value = objective(summary)
+    assert value == 0.6 and isinstance(value, float) and (value.std, value.n) == (0.1414, 2)
+    assert repr(value) == "0.6000 ± 0.1414 (n=2)"
+    assert summary_lines(summary) == ["test/accuracy = 0.9000 ± 0.0000 (n=2)",
+                                      "test/highlight_f1 = 0.6000 ± 0.1414 (n=2)"]
+    assert objective({"test/highlight_f1": {"mean": None, "std": None, "n": 0}}) is None
