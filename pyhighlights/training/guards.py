@@ -22,6 +22,7 @@ from typing import Any
 import lightning.pytorch as pl
 import torch
 
+from pyhighlights.components.selectors import Selector
 from pyhighlights.config.resolve import ConfigError
 
 log = logging.getLogger("pyhighlights")
@@ -42,6 +43,14 @@ def _nonfinite_names(values: dict[str, torch.Tensor]) -> list[str]:
     return [name for name, ok in zip(tensors, finite) if not ok]
 
 
+def _values(module) -> dict[str, torch.Tensor]:
+    """The step's loss terms and logged values (see SPPModel.training_values); {} for other modules."""
+    values = getattr(module, "training_values", None)
+    if values is None:
+        values = module.training_values = {}
+    return values
+
+
 class NonFiniteGuard(pl.Callback):
     """Stop at the first non-finite loss or gradient; ``doc_ids[i]`` names training sample ``i``."""
 
@@ -53,11 +62,11 @@ class NonFiniteGuard(pl.Callback):
 
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
         self.batch, self.batch_idx = batch, batch_idx
-        pl_module.training_values.clear()
+        _values(pl_module).clear()
 
     def on_before_backward(self, trainer, pl_module, loss):
         if not bool(torch.isfinite(loss.detach()).all()):
-            terms = _nonfinite_names(pl_module.training_values) or ["the loss being backpropagated"]
+            terms = _nonfinite_names(_values(pl_module)) or ["the loss being backpropagated"]
             self._stop(trainer, pl_module, f"non-finite training loss ({', '.join(terms)})")
 
     def on_before_optimizer_step(self, trainer, pl_module, optimizer):
@@ -70,12 +79,12 @@ class NonFiniteGuard(pl.Callback):
             return
         names = [name for name, p in pl_module.named_parameters() if id(p) in grads
                  and not bool(torch.isfinite(grads[id(p)]).all())]
-        terms = _nonfinite_names(pl_module.training_values)
+        terms = _nonfinite_names(_values(pl_module))
         what = f"non-finite gradients in {', '.join(names[:4])}{' ...' if len(names) > 4 else ''}"
         self._stop(trainer, pl_module, what + (f" (non-finite loss terms: {', '.join(terms)})" if terms else ""))
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
-        terms = _nonfinite_names(pl_module.training_values)
+        terms = _nonfinite_names(_values(pl_module))
         if terms:
             self._stop(trainer, pl_module, f"non-finite training values logged ({', '.join(terms)})")
 
@@ -95,7 +104,7 @@ class NonFiniteGuard(pl.Callback):
             write_json_atomic(folder / "report.json", {
                 "problem": what, "step": trainer.global_step, "epoch": trainer.current_epoch,
                 "batch_index": self.batch_idx, "documents": ids,
-                "values": {k: v.detach().float().tolist() for k, v in pl_module.training_values.items()},
+                "values": {k: v.detach().float().tolist() for k, v in _values(pl_module).items()},
             })
             batch = dataclasses.asdict(self.batch) if dataclasses.is_dataclass(self.batch) else self.batch
             # Weights before the failing update, and the batch: enough to replay the step.
@@ -118,7 +127,7 @@ class DivergenceWatch(pl.Callback):
         self._losses, self._rates = [], []
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
-        values = pl_module.training_values
+        values = _values(pl_module)
         if "train/loss" in values:
             self._losses.append(float(values["train/loss"].detach().float().mean()))
             if self._first is None and math.isfinite(self._losses[-1]):
@@ -142,7 +151,9 @@ class DivergenceWatch(pl.Callback):
                            before=self._best[1], after=loss)
             if loss < self._best[1]:
                 self._best = (epoch, loss)
-        if self._rates and epoch >= getattr(pl_module, "first_scored_epoch", 0):
+        # Only a learned selector can collapse (a classifier keeps every word by design).
+        selects = any(isinstance(module, Selector) for module in pl_module.modules())
+        if selects and self._rates and epoch >= getattr(pl_module, "first_scored_epoch", 0):
             if max(self._rates) == 0.0 or min(self._rates) == 1.0:
                 kept = "no word" if max(self._rates) == 0.0 else "every word"
                 self._warn("selection_collapse", epoch, f"the selector kept {kept} in all {len(self._rates)} "

@@ -8,6 +8,7 @@ import pytest
 import torch
 from torch import nn
 
+from pyhighlights.components.selectors import Selector
 from pyhighlights.training.guards import DivergenceWatch, NonFiniteGuard, NonFiniteTraining
 
 
@@ -15,6 +16,7 @@ class Module(nn.Module):
     def __init__(self):
         super().__init__()
         self.layer = nn.Linear(2, 1)
+        self.selector = Selector()
         self.training_values: dict[str, torch.Tensor] = {}
         self.first_scored_epoch = 0
 
@@ -100,8 +102,11 @@ def test_a_selector_that_keeps_everything_or_nothing_for_an_epoch_is_warned(rate
     assert len(watch.warnings) == 1
 
 
-def test_warm_up_epochs_are_not_judged_for_selection():
+def test_warm_up_epochs_and_models_without_a_selector_are_not_judged_for_selection():
     watch, module = DivergenceWatch(), Module()
     module.first_scored_epoch = 2
     epoch(watch, module, 0, [0.5, 0.5], [0.0, 0.0])
+    del module.selector  # a classifier: every word, always
+    module.first_scored_epoch = 0
+    epoch(watch, module, 1, [0.5, 0.5], [1.0, 1.0])
     assert watch.warnings == []
