@@ -196,7 +196,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
                 directory.add_seed(seed, metrics, experiment.warnings)
     except (KeyboardInterrupt, SystemExit) as stop:
         if rank_zero:
-            directory.set_state("interrupted", error=f"{type(stop).__name__} {stop}".strip())
+            directory.set_state("interrupted", error=f"stopped by Ctrl-C or a signal ({type(stop).__name__} {stop})")
         raise
     except BaseException as error:
         if rank_zero:
