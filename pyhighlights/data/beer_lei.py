@@ -136,5 +136,5 @@ def load_lei_beer(
         info=info,
         remove_leakage=remove_leakage,
     )
-    logger.info("loaded Beer (Lei 2016) aspect %s: %s", LEI_ASPECTS[index], counts)
+    logger.debug("loaded Beer (Lei 2016) aspect %s: %s", LEI_ASPECTS[index], counts)
     return corpus

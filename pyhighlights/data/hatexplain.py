@@ -177,5 +177,5 @@ def load_hatexplain(
     corpus = assemble_corpus("hatexplain", documents, counts, label_names=list(HATEXPLAIN_LABELS),
                              max_length=max_length, balance=balance, seed=seed, info=info,
                              remove_leakage=remove_leakage)
-    logger.info("loaded HateXplain: %s", counts)
+    logger.debug("loaded HateXplain: %s", counts)
     return corpus

@@ -200,5 +200,5 @@ def load_r2a(
         info=info,
         remove_leakage=remove_leakage,
     )
-    logger.info("loaded %s (R2A layout) aspect %s: %s", corpus, name, counts)
+    logger.debug("loaded %s (R2A layout) aspect %s: %s", corpus, name, counts)
     return result

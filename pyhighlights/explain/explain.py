@@ -31,6 +31,7 @@ from pyhighlights.explain.robustness import word_infidelity, word_sensitivity
 from pyhighlights.explain.selection import rate_of_run, top_k_selection
 from pyhighlights.explain.tdhook_backend import check_backend
 from pyhighlights.metrics import AOPC_FRACTIONS
+from pyhighlights.training.progress import document_progress
 from pyhighlights.training.rundir import summarise
 
 log = logging.getLogger("pyhighlights.explain")
@@ -144,7 +145,7 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
             p.requires_grad_(False)
         attribution = make_method(method, model, params, backend)
         state = ExplanationRun(corpus.num_classes, device)
-        for batch in loader:
+        for batch in document_progress(loader, f"{method} seed {model_seed}"):
             explain_batch(attribution, model, batch.to(device), rate, state, doc_ids=doc_ids, **robustness)
         seeds[str(model_seed)] = {f"{prefix}/{name}": value for name, value in state.metrics().items()}
         _write_rows((out_dir / f"seed{model_seed}" if several else out_dir) / "scores.jsonl", state.rows)
