@@ -84,7 +84,7 @@ def _read_annotations(path: Path, aspect: int, counts: dict, skip_malformed: boo
         highlights = [0] * len(record.tokens)
         for start, end in spans:
             highlights[start:end] = [1] * (end - start)
-        documents.append(Document(f"{path.name}:{number}", record.tokens, label, highlights))
+        documents.append(Document(f"{path.name}:{number}", record.tokens, label, highlights, list(spans)))
     log_skipped(path, counts)
     return documents
 

@@ -9,7 +9,8 @@ Files expected in ``data_dir`` for ``corpus`` and ``Aspect`` (each may be ``.gz`
 
 Each file is tab-separated with a header row naming its columns; ``label`` (an
 integer class) and ``text`` (space-tokenised) are required, and the annotated
-file adds ``rationale``: one 0/1 per token, space separated. Fields are read
+file adds ``rationale``: one 0/1 per token, space separated (a mask only, so
+span-level metrics take its maximal runs as the human spans). Fields are read
 with the usual CSV quoting rules, as ``pandas.read_csv(sep="\\t")`` (what the
 reference loaders use) reads them.
 """

@@ -89,6 +89,7 @@ def explain_batch(method: Attribution, model, batch, rate: float, state: Explana
             "scores": [float(f"{float(s):.6g}") for s in scores[row, :n]],
             "selected": torch.nonzero(selection[row, :n]).flatten().tolist(),
             "highlight": None if bool((human < 0).all()) else torch.nonzero(human == 1).flatten().tolist(),
+            "highlight_spans": batch.spans_of(row),
         })
 
 

@@ -39,6 +39,10 @@ def test_one_line_per_epoch_and_a_short_corpus_line(tiny_beer_dir, tmp_path):
                      r"\(negative, positive\), \d+ test documents with human highlights, max_length \d+ "
                      r"\(\d+ truncated\)$", corpus_lines[0]), corpus_lines[0]
     assert "{" not in output.split("epoch 1/3")[0]  # no dictionary dumped before training starts
+    # (the same run) predictions.jsonl carries the human evidence spans, which cover exactly the highlight
+    for row in map(json.loads, (run_dir / "predictions.jsonl").read_text().splitlines()):
+        covered = sorted(i for start, end in row["highlight_spans"] for i in range(start, end))
+        assert covered == row["highlight"]
     assert "label_counts" in json.dumps(json.loads((run_dir / "manifest.json").read_text())["corpus_info"])
 
 
