@@ -40,7 +40,8 @@ method parameters (defaults):
 """
 
 ARGUMENTS = ("method", "rate", "rate_from", "split", "batch_size", "max_documents", "infidelity_samples",
-             "infidelity_drop", "sensitivity_samples", "sensitivity_radius", "seed", "tag", "device", "backend", "overwrite")
+             "infidelity_drop", "sensitivity_samples", "sensitivity_radius", "seed", "tag", "device", "backend",
+             "overwrite")
 
 
 def usage() -> str:

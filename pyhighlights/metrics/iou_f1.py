@@ -59,9 +59,10 @@ def _iou_f1_update(
     if highlight_spans is None:
         gold = mask_spans((highlights == 1) & real_words(word_mask))
     else:
-        if highlight_spans.dim() != 3 or highlight_spans.shape[0] != selection.shape[0] or highlight_spans.shape[2] != 2:
+        shape = tuple(highlight_spans.shape)
+        if len(shape) != 3 or shape[0] != selection.shape[0] or shape[2] != 2:
             raise ValueError(f"highlight_spans: expected [B, S, 2] with B = {selection.shape[0]}, "
-                             f"got {tuple(highlight_spans.shape)}")
+                             f"got {shape}")
         gold = _unique_spans(highlight_spans.long().masked_fill(~annotated.view(-1, 1, 1), -1))
     matched_per_pred = (_best_iou(pred, gold) >= threshold) & (pred[..., 0] >= 0)
     matched = matched_per_pred.sum(dim=1)  # [B]: ERASER counts matched predictions, also for recall
