@@ -66,6 +66,11 @@ def tdhook_attributions(method: str, forward, embeddings: torch.Tensor, target: 
         raise ImportError("backend=tdhook needs the tdhook package: pip install 'pyhighlights[explain]'") from error
     from tensordict import TensorDict
 
+    target = torch.as_tensor(target, device=embeddings.device).reshape(-1)
+    if target.numel() == 1:  # one class for every document, as captum accepts
+        target = target.expand(embeddings.shape[0])
+    if target.numel() != embeddings.shape[0]:
+        raise ValueError(f"target: expected 1 or {embeddings.shape[0]} classes, got {target.numel()}")
     module = _BoundEmbeddingsForward(forward, arguments)
     data = {"embeddings": embeddings.detach(), "target": target}
     common = dict(init_attr_targets=_target_output, additional_init_keys=["target"])

@@ -53,6 +53,16 @@ def test_backends_agree_when_words_span_several_tokens():
     torch.testing.assert_close(tdhook.scores, captum.scores, rtol=RTOL, atol=ATOL)
 
 
+def test_one_target_for_the_whole_batch():
+    # captum accepts a single class for every document (robustness metrics perturb one document
+    # into several copies this way); tdhook must read it the same way
+    model, batch = tiny_classifier(), word_batch(ROWS)
+    keep, target = batch.word_mask.float(), torch.tensor([1])
+    captum, tdhook = [make_method("integrated_gradients", model, {"n_steps": 5}, backend)(
+        keep, batch_fields(batch), target) for backend in ("captum", "tdhook")]
+    torch.testing.assert_close(tdhook.scores, captum.scores, rtol=RTOL, atol=ATOL)
+
+
 def test_backend_errors_name_what_is_available():
     model = tiny_classifier()
     with pytest.raises(ValueError, match="backend=tdhook: method=lime is not available"):
