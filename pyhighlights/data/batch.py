@@ -57,7 +57,8 @@ class Document:
                                  f"expected 0 <= start < end <= {len(self.tokens)}")
             covered[start:end] = [1] * (end - start)
         if covered != [int(h == 1) for h in self.highlights]:
-            raise ValueError(f"document {self.doc_id}: the evidence spans do not cover exactly the highlighted words")
+            raise ValueError(f"document {self.doc_id}: the evidence spans do not cover exactly "
+                             f"the highlighted words")
 
     @property
     def evidence_spans(self) -> list[Span] | None:
