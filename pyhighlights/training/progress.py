@@ -80,8 +80,9 @@ def _shown(value: float) -> str:
 
 
 class EpochSummary(pl.Callback):
-    """Logs one line per training epoch (rank 0): time, mean train loss, validation
-    accuracy, highlight F1 and selection rate (the share of words selected)."""
+    """Logs one line per training epoch (rank 0): time, mean train loss (over rank 0's
+    documents under DDP), validation accuracy, highlight F1 and selection rate (the
+    share of validation words selected)."""
 
     def on_train_epoch_start(self, trainer, pl_module) -> None:
         self.began = time.perf_counter()
