@@ -63,15 +63,8 @@ def balance_classes(
 
 
 def truncate_document(document: Document, max_length: int) -> Document:
-    """The first ``max_length`` tokens (and their highlights)."""
-    if len(document.tokens) <= max_length:
-        return document
-    highlights = document.highlights
-    return replace(
-        document,
-        tokens=document.tokens[:max_length],
-        highlights=None if highlights is None else highlights[:max_length],
-    )
+    """The first ``max_length`` tokens (and their highlights and evidence spans)."""
+    return document.truncated(max_length)
 
 
 def finish_split(

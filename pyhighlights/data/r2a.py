@@ -9,7 +9,8 @@ Files expected in ``data_dir`` for ``corpus`` and ``Aspect`` (each may be ``.gz`
 
 Each file is tab-separated with a header row naming its columns; ``label`` (an
 integer class) and ``text`` (space-tokenised) are required, and the annotated
-file adds ``rationale``: one 0/1 per token, space separated. A line is one
+file adds ``rationale``: one 0/1 per token, space separated (a mask only, so
+span-level metrics take its maximal runs as the human spans). A line is one
 record and a TAB separates fields; there is no quoting, so a ``"`` is part of
 the text (tokenised reviews often start with one).
 """
@@ -188,5 +189,5 @@ def load_r2a(
         info=info,
         remove_leakage=remove_leakage,
     )
-    logger.info("loaded %s (R2A layout) aspect %s: %s", corpus, name, counts)
+    logger.debug("loaded %s (R2A layout) aspect %s: %s", corpus, name, counts)
     return result

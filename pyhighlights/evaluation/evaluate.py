@@ -23,6 +23,7 @@ from pyhighlights.evaluation.outputs import check_output, slug, staged_output, w
 from pyhighlights.evaluation.restore import SPLIT_PREFIX, RestoredRun, canonical_split
 from pyhighlights.evaluation.scores import ExplanationScores, model_probabilities
 from pyhighlights.metrics import AOPC_FRACTIONS
+from pyhighlights.training.progress import document_progress
 from pyhighlights.training.rundir import summarise
 
 log = logging.getLogger("pyhighlights.evaluation")
@@ -44,7 +45,7 @@ def evaluate_model(model, loader, num_classes: int, *, scorer=None, scorer_loade
     model.eval()
     scores = ExplanationScores(num_classes, fractions).to(device)
     scorer_batches = iter(scorer_loader) if scorer_loader is not None else None
-    for batch in loader:
+    for batch in document_progress(loader, "evaluate"):
         batch = batch.to(device)
         outputs = model(batch)
         soft = model.word_scores(batch)

@@ -276,4 +276,5 @@ class SPPModel(pl.LightningModule):
                 "prediction": int(predicted[row]),
                 "selected": torch.nonzero(masks[row, :n]).flatten().tolist(),
                 "highlight": None if bool((human < 0).all()) else torch.nonzero(human == 1).flatten().tolist(),
+                "highlight_spans": batch.spans_of(row),
             })

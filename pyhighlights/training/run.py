@@ -23,6 +23,7 @@ from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckp
                                              check_monitors)
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
 from pyhighlights.training.manifest import write_manifest
+from pyhighlights.training.progress import corpus_summary, progress_callback
 from pyhighlights.training.rundir import RunDirectory, summarise
 
 log = logging.getLogger("pyhighlights")
@@ -78,8 +79,7 @@ class Experiment:
         check_trainable(self.corpus)
         backbone_class = registry.entry("backbone", specs.backbone["name"]).component
         self.inputs = backbone_class.prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
-        log.info("corpus %s: %d train / %d validation / %d test documents; %s", self.corpus.name,
-                 len(self.corpus.train), len(self.corpus.validation), len(self.corpus.test), self.corpus.info)
+        log.info("%s", corpus_summary(self.corpus))
 
     def datamodule(self, seed: int):
         from pyhighlights.data.datamodule import SPPDataModule
@@ -106,10 +106,7 @@ class Experiment:
             callbacks.append(MonitorCheck(s.monitor))
         callbacks += [NonFiniteGuard(out_dir, [d.doc_id for d in self.corpus.train]), DivergenceWatch()]
         callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test]))
-        if s.show_progress():
-            from lightning.pytorch.callbacks import TQDMProgressBar
-
-            callbacks.append(TQDMProgressBar(refresh_rate=10))
+        callbacks.append(progress_callback(s.show_progress()))
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,
