@@ -145,12 +145,21 @@ REQUIRED_TEST_METRICS = ("test/accuracy", "test/highlight_f1")
 
 
 def check_test_metrics(metrics: dict[str, float], out_dir: Path) -> None:
+    """Refuse a test without the required metrics, or with a non-finite one or a non-finite loss.
+
+    Other metrics may be undefined for an honest reason (precision when nothing is selected);
+    they are reported as null and named in a warning.
+    """
     missing = [name for name in REQUIRED_TEST_METRICS if name not in metrics]
-    bad = [name for name, value in metrics.items() if name.startswith("test/") and not math.isfinite(value)]
+    bad = [name for name, value in metrics.items() if not math.isfinite(value)
+           and (name in REQUIRED_TEST_METRICS or name.startswith("test/loss"))]
     if missing or bad:
         raise NonFiniteTraining(f"{out_dir}: testing gave {'no ' + ', '.join(missing) if missing else ''}"
                                 f"{'; ' if missing and bad else ''}{'non-finite ' + ', '.join(bad) if bad else ''}; "
                                 "no results are reported for this run")
+    undefined = [name for name, value in metrics.items() if name.startswith("test/") and not math.isfinite(value)]
+    if undefined:
+        log.warning("warning: %s: %s undefined on this test set (reported as null)", out_dir, ", ".join(undefined))
 
 
 def _epoch_of(path: str | None) -> float:
