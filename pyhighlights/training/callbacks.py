@@ -45,11 +45,16 @@ def check_monitors(callbacks) -> None:
 
 
 class PredictionWriter(pl.Callback):
-    """Writes ``predictions.jsonl`` from all ranks' test predictions, on rank 0."""
+    """Writes ``predictions.jsonl`` from all ranks' test predictions, on rank 0.
 
-    def __init__(self, path: Path, doc_ids: list[str]):
+    With ``words``, each row also carries its document's words, so a run can be
+    read (e.g. by the HTML viewer) without reloading the corpus.
+    """
+
+    def __init__(self, path: Path, doc_ids: list[str], words: list[list[str]] | None = None):
         self.path = Path(path)
         self.doc_ids = doc_ids
+        self.words = words
 
     def on_test_epoch_end(self, trainer, pl_module):
         rows = list(pl_module.predictions)
@@ -63,4 +68,5 @@ class PredictionWriter(pl.Callback):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "w") as handle:
             for row in rows:
-                handle.write(json.dumps({"id": self.doc_ids[row["sample"]], **row}) + "\n")
+                extra = {"words": self.words[row["sample"]]} if self.words is not None else {}
+                handle.write(json.dumps({"id": self.doc_ids[row["sample"]], **row, **extra}) + "\n")

@@ -96,7 +96,8 @@ class Experiment:
         if s.patience:
             callbacks.append(WarmupAwareEarlyStopping(monitor=s.monitor, mode=s.mode, patience=s.patience))
         check_monitors(callbacks)
-        callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test]))
+        callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test],
+                                          words=[d.tokens for d in self.corpus.test]))
         if s.show_progress():
             from lightning.pytorch.callbacks import TQDMProgressBar
 
