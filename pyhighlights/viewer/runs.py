@@ -109,7 +109,8 @@ def load_run(path: str | Path, seed: int | None = None, name: str | None = None)
         raise FileNotFoundError(f"{run}: no {PREDICTIONS} (nor seed*/{PREDICTIONS})")
     parameters = manifest.get("parameters", {})
     model = parameters.get("model", {}).get("name", "?")
-    label = name or f"{model} · {(run.parent if _SEED_DIR.match(run.name) else run).name}"
+    folder_name = (run.parent if _SEED_DIR.match(run.name) else run).name
+    label = name or (model if folder_name == model else f"{model} · {folder_name}")
     if seed_dirs and name is None:
         label += f" · seed {chosen}"
     outputs = RunOutputs(name=label, path=run, model=model, dataset=dataset_label(parameters.get("dataset")),
