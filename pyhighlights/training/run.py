@@ -18,6 +18,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
+from pyhighlights.plots import plot_run_safely
+from pyhighlights.plots.series import sparsity_target
 from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckpoint, WarmupAwareEarlyStopping,
                                              check_monitors)
 from pyhighlights.training.manifest import write_manifest
@@ -161,6 +163,8 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None) -> dic
         metrics = experiment.train_seed(seed, out_dir)
         if rank_zero:
             directory.add_seed(seed, metrics)
+            # After the results are written: a plotting failure is only a warning.
+            plot_run_safely(out_dir, sparsity_target(specs.model))
     return {"seeds": directory.seeds}
 
 
