@@ -60,6 +60,9 @@ def test_several_seeds_pick_one_and_a_bad_seed_is_named(tmp_path):
     with pytest.raises(ValueError, match="no seed 7; it holds seeds \\[1, 3\\]"):
         load_run(run, seed=7)
     assert find_runs([tmp_path]) == [run]
+    one_seed = load_run(run / "seed3")  # a seed's folder given directly: its manifest and explanations are found
+    assert (one_seed.seed, one_seed.model) == (3, "rnp")
+    assert one_seed.explain["lime"] == read_rows(run / "explain" / "lime" / "seed3" / "scores.jsonl")
 
 
 def test_bad_lines_and_disagreeing_corpora_fail_clearly(tmp_path):
