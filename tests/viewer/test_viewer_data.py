@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from fake_runs import fake_documents, read_rows, write_jsonl, write_run
+from fake_runs import fake_documents, read_rows, write_run
 from pyhighlights.viewer import assemble, find_runs, load_run, render
 from pyhighlights.viewer.cli import main
 from pyhighlights.viewer.scores import corpus_scores, document_scores
