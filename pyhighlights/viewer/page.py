@@ -24,7 +24,8 @@ def render(payload: dict[str, Any], title: str = "pyhighlights: highlights") -> 
     subtitle = (f"{len(payload['documents'])} test documents from {sources}; "
                 f"written {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
     # Placeholders are replaced in one pass so text from the data can never be taken for one.
-    values = {"__TITLE__": html.escape(title), "__SUBTITLE__": html.escape(subtitle), "__DATA__": embedded_json(payload)}
+    values = {"__TITLE__": html.escape(title), "__SUBTITLE__": html.escape(subtitle),
+              "__DATA__": embedded_json(payload)}
     template = _template()
     out, position = [], 0
     while True:
