@@ -57,6 +57,9 @@ def _curves_figure(name: str, series: dict, target: float | None):
     if name == "selection" and target is not None:
         axes.axhline(target, color="black", linestyle=":", label=f"target {target:g}")
     _draw_series(axes, series)
+    if name == "validation" and "val/highlight_f1" not in series:
+        axes.text(0.5, 0.05, "no highlight F1: the validation split has no human highlights",
+                  transform=axes.transAxes, ha="center", fontsize="small", color="dimgray")
     title, ylabel = _TITLES[name]
     axes.set(title=title, ylabel=ylabel)
     return figure
