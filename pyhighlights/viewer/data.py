@@ -29,22 +29,25 @@ def assemble(runs: list[RunOutputs]) -> dict[str, Any]:
     if not runs:
         raise ValueError("no run to show")
     lines = _lines(runs)
-    documents: dict[str, dict[str, Any]] = {}
-    for _, rows in lines:
+    # Runs on different corpora may share document ids: a document is its corpus and its id.
+    several = len({run.dataset for run in runs}) > 1
+    documents: dict[tuple[str, str], dict[str, Any]] = {}
+    for info, rows in lines:
         for row in rows:
-            doc = documents.get(row["id"])
+            doc = documents.get((info["dataset"], row["id"]))
             words = row.get("words")
             if doc is None:
-                doc = documents[row["id"]] = {"id": row["id"], "words": words, "label": row["label"],
-                                              "human": row["highlight"], "rows": [None] * len(lines)}
+                doc = documents[info["dataset"], row["id"]] = {
+                    "id": f"{row['id']} ({info['dataset']})" if several else row["id"], "words": words,
+                    "label": row["label"], "human": row["highlight"], "rows": [None] * len(lines)}
             elif words is not None and doc["words"] is not None and words != doc["words"]:
                 raise ValueError(f"document {row['id']}: the runs given hold different words for it "
                                  f"(different corpora?)")
             elif doc["words"] is None:
                 doc["words"] = words
-    for index, (_, rows) in enumerate(lines):
+    for index, (info, rows) in enumerate(lines):
         for row in rows:
-            documents[row["id"]]["rows"][index] = {
+            documents[info["dataset"], row["id"]]["rows"][index] = {
                 "prediction": row["prediction"], "selected": row["selected"],
                 **document_scores(row["selected"], row["highlight"])}
     missing = [d["id"] for d in documents.values() if d["words"] is None]
@@ -52,6 +55,6 @@ def assemble(runs: list[RunOutputs]) -> dict[str, Any]:
         raise ValueError(f"document {missing[0]} (and {len(missing) - 1} more): no run gives its words")
     summaries = []
     for info, rows in lines:
-        lengths = [len(documents[row["id"]]["words"]) for row in rows]
+        lengths = [len(documents[info["dataset"], row["id"]]["words"]) for row in rows]
         summaries.append({**info, **corpus_scores(rows, lengths)})
     return {"lines": summaries, "documents": list(documents.values())}

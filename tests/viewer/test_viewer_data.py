@@ -77,6 +77,20 @@ def test_bad_lines_and_disagreeing_corpora_fail_clearly(tmp_path):
         assemble([load_run(a), load_run(b)])
 
 
+def test_runs_on_different_corpora_keep_their_documents_apart(tmp_path):
+    a = write_run(tmp_path / "a", "rnp", fake_documents(3))
+    b = write_run(tmp_path / "b", "rnp", fake_documents(2, seed=9))
+    manifest = json.loads((b / "manifest.json").read_text())
+    manifest["parameters"]["dataset"]["aspect"] = "other"
+    (b / "manifest.json").write_text(json.dumps(manifest))
+    payload = assemble([load_run(a), load_run(b)])
+    assert [d["id"] for d in payload["documents"]] == [
+        "doc0 (synthetic/a)", "doc1 (synthetic/a)", "doc2 (synthetic/a)", "doc0 (synthetic/other)",
+        "doc1 (synthetic/other)"]
+    assert [[row is not None for row in d["rows"]] for d in payload["documents"]] == [[True, False]] * 3 + [
+        [False, True]] * 2
+
+
 def test_an_older_run_without_words_and_without_its_corpus_fails_clearly(tmp_path):
     run = write_run(tmp_path / "old", "rnp", fake_documents(3), keep_words=False)
     with pytest.raises(ValueError, match="has no 'words' .* could not be reloaded"):
