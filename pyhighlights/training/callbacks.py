@@ -45,11 +45,16 @@ def check_monitors(callbacks) -> None:
 
 
 class PredictionWriter(pl.Callback):
-    """Writes ``predictions.jsonl`` from all ranks' test predictions, on rank 0."""
+    """Writes ``predictions.jsonl`` from all ranks' test predictions, on rank 0.
 
-    def __init__(self, path: Path, doc_ids: list[str]):
+    With ``words``, each row also carries its document's words, so a run can be
+    read (e.g. by the HTML viewer) without reloading the corpus.
+    """
+
+    def __init__(self, path: Path, doc_ids: list[str], words: list[list[str]] | None = None):
         self.path = Path(path)
         self.doc_ids = doc_ids
+        self.words = words
 
     def on_test_epoch_end(self, trainer, pl_module):
         rows = list(pl_module.predictions)
@@ -62,5 +67,10 @@ class PredictionWriter(pl.Callback):
         from pyhighlights.training.rundir import write_file_atomic
 
         rows.sort(key=lambda row: row["sample"])
-        write_file_atomic(self.path, "".join(json.dumps({"id": self.doc_ids[row["sample"]], **row}) + "\n"
-                                             for row in rows))
+        lines = []
+        for row in rows:
+            record = {"id": self.doc_ids[row["sample"]], **row}
+            if self.words is not None:
+                record["words"] = self.words[row["sample"]]
+            lines.append(json.dumps(record) + "\n")
+        write_file_atomic(self.path, "".join(lines))

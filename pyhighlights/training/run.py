@@ -19,6 +19,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
+from pyhighlights.plots import plot_run_safely
+from pyhighlights.plots.series import sparsity_target
 from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckpoint, WarmupAwareEarlyStopping,
                                              check_monitors)
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
@@ -105,7 +107,8 @@ class Experiment:
         if callbacks:
             callbacks.append(MonitorCheck(s.monitor))
         callbacks += [NonFiniteGuard(out_dir, [d.doc_id for d in self.corpus.train]), DivergenceWatch()]
-        callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test]))
+        callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test],
+                                          words=[d.tokens for d in self.corpus.test]))
         callbacks.append(progress_callback(s.show_progress()))
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
@@ -200,6 +203,8 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
             metrics = experiment.train_seed(seed, out_dir)
             if rank_zero:
                 directory.add_seed(seed, metrics, experiment.warnings)
+                # After the results are written: a plotting failure is only a warning.
+                plot_run_safely(out_dir, sparsity_target(specs.model))
     except (KeyboardInterrupt, SystemExit) as stop:
         if rank_zero:
             directory.set_state("interrupted", error=f"stopped by Ctrl-C or a signal ({type(stop).__name__} {stop})")
