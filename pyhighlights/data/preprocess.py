@@ -100,8 +100,12 @@ def assemble_corpus(
     seed: int,
     info: dict,
     remove_leakage: bool | None = None,
+    truncate_test: bool = True,
 ) -> Corpus:
     """Finish the three splits the same way for every loader and record it.
+
+    ``truncate_test=False`` keeps the test documents whole (the G-RAT
+    reference scores the annotated Hotel reviews untruncated).
 
     Only the training split is balanced; evaluation splits keep the label
     distribution the corpus has. ``info`` (the loader's own keys) is extended
@@ -124,9 +128,15 @@ def assemble_corpus(
             counts[split],
             balance=balance and split == "train",
             seed=seed,
-            **common,
+            **{**common, **({"max_length": _longest(documents[split], max_length)}
+                            if split == "test" and not truncate_test else {})},
         )
         for split in ("train", "validation", "test")
     }
-    info = {**info, "max_length": max_length, "balance": balance, "seed": seed, "splits": counts}
+    info = {**info, "max_length": max_length, "balance": balance, "seed": seed, "truncate_test": truncate_test,
+            "splits": counts}
     return Corpus(name, splits["train"], splits["validation"], splits["test"], list(label_names), info)
+
+
+def _longest(documents: list[Document], at_least: int) -> int:
+    return max([at_least] + [len(d.tokens) for d in documents])

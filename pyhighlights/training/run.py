@@ -18,10 +18,11 @@ from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
-from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckpoint, WarmupAwareEarlyStopping,
-                                             check_monitors)
+from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
+                                             WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.rundir import RunDirectory
+from pyhighlights.training.warmup import check_warmup
 
 log = logging.getLogger("pyhighlights")
 
@@ -90,7 +91,10 @@ class Experiment:
     def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
         s = self.settings
         callbacks: list[pl.Callback] = []
-        if s.save_checkpoints:
+        if s.save_checkpoints and s.selection == "accuracy_in_band":
+            callbacks.append(BandSelectionCheckpoint(dirpath=out_dir / "checkpoints", target=_band_centre(s, model),
+                                                     band=s.selection_band, floor=s.selection_floor))
+        elif s.save_checkpoints:
             callbacks.append(WarmupAwareCheckpoint(dirpath=out_dir / "checkpoints", filename="best-{epoch}",
                                                    monitor=s.monitor, mode=s.mode, save_top_k=1))
         if s.patience:
@@ -132,6 +136,16 @@ class Experiment:
         return metrics
 
 
+def _band_centre(settings, model) -> float:
+    if settings.selection_target is not None:
+        return settings.selection_target
+    term = getattr(model, "losses", None) and model.losses.terms.get("sparsity")
+    if term is None or not hasattr(term, "target"):
+        raise ConfigError("trainer.selection_target: required for selection=accuracy_in_band when the model has no "
+                          "sparsity loss term")
+    return term.target
+
+
 def _epoch_of(path: str | None) -> float:
     if not path:
         return float("nan")
@@ -145,6 +159,8 @@ def _epoch_of(path: str | None) -> float:
 def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None) -> dict[str, Any]:
     """Train and test every seed of ``cfg`` into ``run_dir``; return the results payload."""
     specs = resolve_specs(cfg)
+    check_warmup(specs.model, specs.trainer)
+    log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     seeds = seeds_of(cfg)
     rank_zero = _global_rank() == 0
     directory = RunDirectory(run_dir)
