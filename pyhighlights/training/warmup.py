@@ -25,6 +25,6 @@ def check_warmup(model: Mapping[str, Any], trainer: Mapping[str, Any]) -> None:
         return
     warmup, epochs = model[field], trainer["max_epochs"]
     if warmup >= epochs:
-        raise ConfigError(f"model.{field}={warmup} >= trainer.max_epochs={epochs}: the first model.{field} epochs "
-                          f"train only the {model['name']} warm-up, so the rationaliser would never train; "
-                          f"set trainer.max_epochs above model.{field}")
+        raise ConfigError(f"model.{field}={warmup} >= trainer.max_epochs={epochs}: {model['name']} trains only its "
+                          f"warm-up part during the first model.{field} epochs, so its rationaliser would never "
+                          f"train; set trainer.max_epochs above model.{field}")
