@@ -21,12 +21,13 @@ from pyhighlights import registry
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
-from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckpoint, WarmupAwareEarlyStopping,
-                                             check_monitors)
+from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
+                                             WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.progress import corpus_summary, progress_callback
 from pyhighlights.training.rundir import RunDirectory, summarise
+from pyhighlights.training.warmup import check_warmup
 
 log = logging.getLogger("pyhighlights")
 
@@ -98,7 +99,10 @@ class Experiment:
     def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
         s = self.settings
         callbacks: list[pl.Callback] = []
-        if s.save_checkpoints:
+        if s.save_checkpoints and s.selection == "accuracy_in_band":
+            callbacks.append(BandSelectionCheckpoint(dirpath=out_dir / "checkpoints", target=_band_centre(s, model),
+                                                     band=s.selection_band, floor=s.selection_floor))
+        elif s.save_checkpoints:
             callbacks.append(WarmupAwareCheckpoint(dirpath=out_dir / "checkpoints", filename="best-{epoch}",
                                                    monitor=s.monitor, mode=s.mode, save_top_k=1))
         if s.patience:
@@ -165,6 +169,16 @@ def check_test_metrics(metrics: dict[str, float], out_dir: Path) -> None:
         log.warning("warning: %s: %s undefined on this test set (reported as null)", out_dir, ", ".join(undefined))
 
 
+def _band_centre(settings, model) -> float:
+    if settings.selection_target is not None:
+        return settings.selection_target
+    term = getattr(model, "losses", None) and model.losses.terms.get("sparsity")
+    if term is None or not hasattr(term, "target"):
+        raise ConfigError("trainer.selection_target: required for selection=accuracy_in_band when the model has no "
+                          "sparsity loss term")
+    return term.target
+
+
 def _epoch_of(path: str | None) -> float:
     if not path:
         return float("nan")
@@ -185,6 +199,8 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     as finished, failed or interrupted.
     """
     specs = resolve_specs(cfg)
+    check_warmup(specs.model, specs.trainer)
+    log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     seeds = seeds_of(cfg)
     rank_zero = _global_rank() == 0
     directory = RunDirectory(run_dir)

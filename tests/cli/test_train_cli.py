@@ -88,4 +88,4 @@ def test_missing_corpus_names_the_files(tmp_path):
 
 def test_cfg_job_prints_every_parameter():
     result = train("--cfg", "job", "model=grat")
-    assert "pretrain_epochs: 10" in result.stdout and "noise_sigma: 1.0" in result.stdout
+    assert "pretrain_epochs: 2" in result.stdout and "noise_sigma: 1.0" in result.stdout  # the synthetic-corpus preset
