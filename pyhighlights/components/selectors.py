@@ -25,6 +25,7 @@ from pyhighlights.registry import Configuration, Param, Real
 class Selection:
     logits: torch.Tensor  # [B, W, 2]
     mask: torch.Tensor  # [B, W] in {0, 1}, float, carries straight-through gradients in training
+    raw_mask: torch.Tensor | None = None  # the sample before padding is removed (None: same as mask)
 
     @property
     def keep_logit(self) -> torch.Tensor:
@@ -86,10 +87,10 @@ class GumbelSelector(Selector):
     def forward(self, word_states, word_mask):
         logits = self.scorer(self.dropout(word_states))
         if self.training:
-            mask = hard_gumbel_mask(logits, self.temperature)
+            raw = hard_gumbel_mask(logits, self.temperature)
         else:
-            mask = evaluation_mask(logits, self.evaluation, self.temperature)
-        return Selection(logits=logits, mask=mask * word_mask.to(mask.dtype))
+            raw = evaluation_mask(logits, self.evaluation, self.temperature)
+        return Selection(logits=logits, mask=raw * word_mask.to(raw.dtype), raw_mask=raw)
 
 
 class RandomSelectorConfig(Configuration):

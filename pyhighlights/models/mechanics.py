@@ -72,8 +72,13 @@ class LiuConfig(RNPConfig):
 
 
 def liu_losses(*, target: float, sparsity: float, continuity: float) -> dict[str, dict[str, Any]]:
-    """Child defaults of the sparsity (``--sparsity_percentage``, ``--sparsity_lambda``) and continuity terms."""
-    return {"losses.sparsity": {"weight": sparsity, "target": target}, "losses.continuity": {"weight": continuity}}
+    """Child defaults of the sparsity (``--sparsity_percentage``, ``--sparsity_lambda``) and continuity terms.
+
+    Both count padding as ``metric.py`` does (get_sparsity_loss: sum(z) / sum(mask) with z over the padded
+    width; get_continuity_loss: the mean over every neighbouring pair of the padded width).
+    """
+    return {"losses.sparsity": {"weight": sparsity, "target": target, "padding": "counted"},
+            "losses.continuity": {"weight": continuity, "padding": "counted"}}
 
 
 # --- parts with their own learning rates -------------------------------------------------

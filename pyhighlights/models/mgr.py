@@ -68,8 +68,8 @@ def averaged_selection(selections: list[Selection], word_mask: torch.Tensor, sam
     p = torch.stack([s.keep_probability for s in selections]).mean(dim=0)
     p = p.clamp(1e-6, 1 - 1e-6)
     logits = torch.stack([torch.log1p(-p), torch.log(p)], dim=-1)
-    mask = selectors.hard_gumbel_mask(logits, temperature) if sample else deterministic_mask(logits)
-    return Selection(logits=logits, mask=mask * word_mask.to(mask.dtype))
+    raw = selectors.hard_gumbel_mask(logits, temperature) if sample else deterministic_mask(logits)
+    return Selection(logits=logits, mask=raw * word_mask.to(raw.dtype), raw_mask=raw)
 
 
 class MGR(SPPModel):
