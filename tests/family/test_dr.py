@@ -23,14 +23,15 @@ def one_step(family_tiny_dir, *extra, prepare=None):
 
     def recording_select(batch):
         selection = original(batch)
-        selections.append((selection.mask.detach().clone(), batch.word_mask.clone()))
+        selections.append((selection.raw_mask.detach().clone(), batch.word_mask.clone()))
         return selection
 
     model.select = recording_select
     trainer(1, callbacks=[recorder]).fit(model, datamodule=exp.datamodule(0))
     assert len(selections) == 1
     mask, word_mask = selections[0]
-    rate = float((mask * word_mask).sum() / word_mask.sum())  # computed here, from the mask the step used
+    # computed here, from the sample the step used; padding counts, as in the reference's sum(z) / sum(masks)
+    rate = float(mask.sum() / word_mask.sum())
     return lr, model, initial, recorder, rate
 
 
