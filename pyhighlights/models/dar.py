@@ -34,7 +34,9 @@ on); LayerNorms on the selector path, the predictor path and the teacher
 (``layer_norm: both``); every predictor max-pools over every real word; a
 Gumbel sample at evaluation.
 
-Departures, each a named option: ``auxiliary_selection=accuracy``;
+Departures, each a named option: ``losses.sparsity.padding=excluded``,
+``losses.continuity.padding=excluded`` (real words only; the reference counts
+the padded width, ``metric.py``); ``auxiliary_selection=accuracy``;
 ``auxiliary_mode=eval`` (no dropout in the frozen teacher);
 ``encoder_dropout=null`` (the backbone's dropout on embeddings and
 states); ``selector.evaluation=threshold``; ``predictor_pool=kept``. Always:

@@ -23,7 +23,9 @@ applied); the predictor max-pools over every real word; a Gumbel sample at
 evaluation. The README's runs are ``experiment=dr_beer_aroma`` and
 ``dr_hotel_service``.
 
-Departures, each a named option: ``empty_factor`` (1 in the reference; the
+Departures, each a named option: ``losses.sparsity.padding=excluded``,
+``losses.continuity.padding=excluded`` (real words only; the reference counts
+the padded width, ``metric.py``); ``empty_factor`` (1 in the reference; the
 floor would be the other natural choice); ``encoder_dropout=null`` (the backbone's dropout on embeddings and
 states); ``selector.evaluation=threshold``;
 ``predictor_pool=kept``; ``layer_norm=none``. Always: manual optimisation

@@ -23,7 +23,9 @@ train_share, ``code/run_share_beer.py`` argparse defaults):
   dropped words' embeddings are zero but their states are pooled;
 - a Gumbel sample also at evaluation (``selector.evaluation: sample``).
 
-Departures, each a named option: ``encoder_dropout=null`` (the backbone's dropout on embeddings and
+Departures, each a named option: ``losses.sparsity.padding=excluded``,
+``losses.continuity.padding=excluded`` (real words only; the reference counts
+the padded width, ``metric.py``); ``encoder_dropout=null`` (the backbone's dropout on embeddings and
 states); ``selector.evaluation=threshold`` (a
 deterministic mask, p(keep) >= 0.5); ``predictor_pool=kept`` (pool only the
 kept words); ``layer_norm=none``.

@@ -26,7 +26,9 @@ weight 0.9; LayerNorm on the selector path only (``layer_norm: selector``);
 the predictor max-pools over every real word; a Gumbel sample at
 evaluation. The published correlated-Beer run is ``experiment=mcd_beer_correlated_appearance``.
 
-Departures, each a named option: ``fresh_sample=false`` (phase 2 reuses
+Departures, each a named option: ``losses.sparsity.padding=excluded``,
+``losses.continuity.padding=excluded`` (real words only; the reference counts
+the padded width, ``metric.py``); ``fresh_sample=false`` (phase 2 reuses
 phase 1's sample); ``phase1_selector_step=false`` with
 ``predictor_terms=[task,full_task]`` (phase 1 trains the predictor only);
 ``encoder_dropout=null`` (the backbone's dropout on embeddings and

@@ -23,7 +23,9 @@ lr·3·(i+1) (``--lr_lambda`` 3); predictor at lr/k, without LayerNorm,
 max-pooling over every real word; lr 1e-4, s 0.1, λs 12, λc 10, task
 weight 0.9; sampled, averaged inference.
 
-Departures, each a named option: ``shared_generator_encoder=false`` (each
+Departures, each a named option: ``losses.sparsity.padding=excluded``,
+``losses.continuity.padding=excluded`` (real words only; the reference counts
+the padded width, ``metric.py``); ``shared_generator_encoder=false`` (each
 generator its own encoder, stepped at its head's rate);
 ``generator_lr_scale=1`` (heads at lr·(i+1));
 ``encoder_dropout=null`` (the backbone's dropout on embeddings and

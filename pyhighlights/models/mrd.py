@@ -30,7 +30,9 @@ registered defaults; predictor lr = lr / ``--lr_lambda`` 1; CE weights 0.9
 (``model.py`` Sp_norm_model_causal); max-pool over every real word; a
 Gumbel sample at evaluation.
 
-Departures, each a named option: ``fresh_sample=false``;
+Departures, each a named option: ``losses.sparsity.padding=excluded``,
+``losses.continuity.padding=excluded`` (real words only; the reference counts
+the padded width, ``metric.py``); ``fresh_sample=false``;
 ``phase1_selector_step=false`` with ``predictor_terms=[remainder_task,full_task]``
 (``--gen_sparse 0``); ``encoder_dropout=null`` (the backbone's dropout on embeddings and
 states); ``selector.evaluation=threshold``; ``predictor_pool=kept``.
