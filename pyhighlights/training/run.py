@@ -200,12 +200,12 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     """
     specs = resolve_specs(cfg)
     check_warmup(specs.model, specs.trainer)
-    log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     seeds = seeds_of(cfg)
     rank_zero = _global_rank() == 0
     directory = RunDirectory(run_dir)
     if rank_zero:
         directory.check_free()
+    log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     experiment = Experiment(specs)
     if rank_zero:
         directory.claim(records)
