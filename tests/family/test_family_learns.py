@@ -45,14 +45,21 @@ CASES = {
     "dr": (["model.lr=0.02"], 6, 0.8, 0.45),  # observed: 0.904-0.988, 0.614-0.688
     "mgr": (["model.lr=0.01", "model.num_generators=2"], 5, 0.8, 0.3),  # observed: TODO
     "mcd": (["model.lr=0.015"], 5, 0.8, 0.3),  # observed: TODO
-    "dar": (["model.lr=0.01", "model.auxiliary_epochs=1"], 6, 0.8, 0.3),  # observed: TODO
+    "dar": (["model.lr=0.01", "model.auxiliary_epochs=1"], 6, 0.85, 0.5),  # observed: 0.946-1.000, 0.658-0.748
     "mrd": (MRD, 10, 0.8, 0.3),  # observed: TODO
 }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("name", list(CASES))
+# MRD trains three predictor views and a selector step per batch for 10 epochs, ~50 s of CPU per seed against
+# 10-20 s for the others: marked slow, so the default run leaves it out and CI runs it with ``-m slow``.
+SLOW = {"mrd"}
+
+
+PARAMS = [pytest.param(name, seed, id=f"{name}-{seed}", marks=[pytest.mark.slow] if name in SLOW else [])
+          for name in CASES for seed in SEEDS]
+
+
+@pytest.mark.parametrize(("name", "seed"), PARAMS)
 def test_learns(learnable_beer_dir, name, seed):
     extra, epochs, min_accuracy, min_f1 = CASES[name]
     exp = experiment(learnable_beer_dir, name, *COMMON, *extra)

@@ -9,7 +9,6 @@ from pyhighlights.config.compose import compose_config
 from pyhighlights.training.run import run
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", (0, 1, 2))
 def test_rnp_learns_synthetic_beer(learnable_beer_dir, tmp_path, seed):
     # BiGRU 64 over 64d embeddings, batch 16, 5 epochs = 215 steps, scored from the best validation checkpoint
