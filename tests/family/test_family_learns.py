@@ -38,15 +38,19 @@ COMMON = ("backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16
 MRD = ["model.lr=0.01", "model.losses.divergence.weight=5", "model.predictor_terms=[remainder_task,full_task,task]",
        "model.losses.sparsity.weight=2", "model.losses.continuity.weight=2"]
 
+# MCD at lr 0.015 for 5 epochs learned on four seeds of five (0.825-0.928, F1 0.365-0.423) and collapsed on seed 3
+# (6 % of the words kept, accuracy 0.54, F1 0.09); at lr 0.008 for 8 epochs no seed collapsed.
+
 # model -> (overrides, epochs, minimum test accuracy, minimum test highlight F1); steps = 43 x epochs
-# (two optimiser steps per batch for MCD/MRD). Observed: seeds 0-4, this machine, torch 2.13 CPU.
+# (two optimiser steps per batch for MCD/MRD). Observed: accuracy and F1 ranges over seeds 0-4, this machine,
+# torch 2.13 CPU.
 CASES = {
     "fr": (["model.lr=0.01", "model.losses.task.weight=1"], 8, 0.85, 0.3),  # observed: 0.982-1.000, 0.419-0.679
     "dr": (["model.lr=0.02"], 6, 0.8, 0.45),  # observed: 0.904-0.988, 0.614-0.688
-    "mgr": (["model.lr=0.01", "model.num_generators=2"], 5, 0.8, 0.3),  # observed: TODO
-    "mcd": (["model.lr=0.015"], 5, 0.8, 0.3),  # observed: TODO
+    "mgr": (["model.lr=0.01", "model.num_generators=2"], 5, 0.85, 0.6),  # observed: 0.976-1.000, 0.748-0.800
+    "mcd": (["model.lr=0.008"], 8, 0.75, 0.25),  # observed: 0.867-0.982, 0.365-0.633 (see MCD above)
     "dar": (["model.lr=0.01", "model.auxiliary_epochs=1"], 6, 0.85, 0.5),  # observed: 0.946-1.000, 0.658-0.748
-    "mrd": (MRD, 10, 0.8, 0.3),  # observed: TODO
+    "mrd": (MRD, 10, 0.85, 0.28),  # observed: 0.952-0.994, 0.379-0.545
 }
 
 
