@@ -44,6 +44,16 @@ Departures from the reference code (as far as we know it):
 - the prediction scored on the rationale comes from the same predictor,
   which never trains on rationales by default; add ``task`` to
   ``model.predictor_terms`` to train it on the (detached) rationale as well.
+  Measured on a small synthetic corpus (two seeds, epochs 3-6), without it
+  the accuracy on the rationale swung between 0.33 and 0.84 from one epoch
+  to the next while the full text was classified with accuracy >= 0.98 (it
+  is the predictor's extrapolation to an input it never saw); the learning
+  test trains with it.
+
+The selector learns late: while the remainder still carries the label, the
+predictor reads remainder and full text alike, KL(full || remainder) stays
+near 0 (<= 2e-3 for the first 86 steps in the learning test) and so does
+its gradient; until then only sparsity and continuity move the selector.
 """
 from __future__ import annotations
 
