@@ -32,5 +32,7 @@ def quiet_known_warnings() -> None:
 
     # The run directory holds manifest.json before the CSV logger starts; nothing is deleted.
     warnings.filterwarnings("ignore", message="Experiment logs directory .* exists and is not empty")
+    # A resumed run writes into its own checkpoints/ again.
+    warnings.filterwarnings("ignore", message="Checkpoint directory .* exists and is not empty")
     warnings.filterwarnings("ignore", message=".*isinstance.treespec, LeafSpec.*")
     warnings.filterwarnings("ignore", message="The number of training batches .* is smaller than the logging")

@@ -13,13 +13,14 @@ from typing import Any
 
 import lightning.pytorch as pl
 import torch
-from lightning.pytorch.loggers import CSVLogger
 from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckpoint, WarmupAwareEarlyStopping,
                                              check_monitors)
+from pyhighlights.training.checkpoints import LastCheckpoint
+from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.rundir import RunDirectory
 
@@ -93,9 +94,11 @@ class Experiment:
         if s.save_checkpoints:
             callbacks.append(WarmupAwareCheckpoint(dirpath=out_dir / "checkpoints", filename="best-{epoch}",
                                                    monitor=s.monitor, mode=s.mode, save_top_k=1))
+            callbacks.append(LastCheckpoint(out_dir / "checkpoints", every_n_steps=s.checkpoint_every_n_steps))
         if s.patience:
             callbacks.append(WarmupAwareEarlyStopping(monitor=s.monitor, mode=s.mode, patience=s.patience))
         check_monitors(callbacks)
+        callbacks.append(MetricsRowsInCheckpoint())
         callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test]))
         if s.show_progress():
             from lightning.pytorch.callbacks import TQDMProgressBar
@@ -104,7 +107,7 @@ class Experiment:
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,
-            logger=CSVLogger(out_dir, name="", version=""), enable_progress_bar=s.show_progress(),
+            logger=AppendingCSVLogger(out_dir, name="", version=""), enable_progress_bar=s.show_progress(),
             enable_model_summary=False, limit_train_batches=s.limit_train_batches,
             limit_val_batches=s.limit_val_batches, log_every_n_steps=s.log_every_n_steps,
             deterministic=s.deterministic, use_distributed_sampler=False, enable_checkpointing=s.save_checkpoints,
@@ -113,12 +116,19 @@ class Experiment:
         kwargs.update(overrides)
         return pl.Trainer(**kwargs)
 
-    def train_seed(self, seed: int, out_dir: Path, **trainer_overrides: Any) -> dict[str, float]:
+    def train_seed(self, seed: int, out_dir: Path, resume_from: Path | None = None,
+                   **trainer_overrides: Any) -> dict[str, float]:
+        """Train and test one seed; ``resume_from`` continues from a checkpoint of this same run."""
         pl.seed_everything(seed, workers=True, verbose=False)
         datamodule = self.datamodule(seed)
         model = self.model()
+        if resume_from is not None and _global_rank() == 0:
+            # Rows logged after the checkpoint are logged again by the resumed run.
+            rows = torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True).get(ROWS_KEY)
+            if rows is not None:
+                truncate_after(out_dir / "metrics.csv", rows)
         trainer = self.trainer(out_dir, model, **trainer_overrides)
-        trainer.fit(model, datamodule=datamodule)
+        trainer.fit(model, datamodule=datamodule, ckpt_path=resume_from)
         checkpoint = trainer.checkpoint_callback
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
         if best is None and checkpoint is not None:
@@ -145,6 +155,7 @@ def _epoch_of(path: str | None) -> float:
 def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None) -> dict[str, Any]:
     """Train and test every seed of ``cfg`` into ``run_dir``; return the results payload."""
     specs = resolve_specs(cfg)
+    build("trainer", specs.trainer).check_accelerator()
     seeds = seeds_of(cfg)
     rank_zero = _global_rank() == 0
     directory = RunDirectory(run_dir)
