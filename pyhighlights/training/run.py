@@ -19,7 +19,7 @@ from pyhighlights import registry
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckpoint, WarmupAwareEarlyStopping,
                                              check_monitors)
-from pyhighlights.training.checkpoints import LastCheckpoint
+from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.rundir import RunDirectory
@@ -116,17 +116,25 @@ class Experiment:
         kwargs.update(overrides)
         return pl.Trainer(**kwargs)
 
-    def train_seed(self, seed: int, out_dir: Path, resume_from: Path | None = None,
+    def train_seed(self, seed: int, out_dir: Path, resume_from: Path | None = None, restart: bool = False,
                    **trainer_overrides: Any) -> dict[str, float]:
-        """Train and test one seed; ``resume_from`` continues from a checkpoint of this same run."""
+        """Train and test one seed.
+
+        ``resume_from`` continues from a checkpoint of this same run; ``restart``
+        trains an interrupted seed that left no checkpoint again from the start.
+        """
         pl.seed_everything(seed, workers=True, verbose=False)
         datamodule = self.datamodule(seed)
         model = self.model()
-        if resume_from is not None and _global_rank() == 0:
+        if (resume_from is not None or restart) and _global_rank() == 0:
             # Rows logged after the checkpoint are logged again by the resumed run.
-            rows = torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True).get(ROWS_KEY)
+            rows = 0 if resume_from is None else \
+                torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True).get(ROWS_KEY)
             if rows is not None:
                 truncate_after(out_dir / "metrics.csv", rows)
+        if restart:
+            for stale in (out_dir / "checkpoints").glob("best-*.ckpt"):
+                stale.unlink()  # the interrupted attempt's; this one chooses its own
         trainer = self.trainer(out_dir, model, **trainer_overrides)
         trainer.fit(model, datamodule=datamodule, ckpt_path=resume_from)
         checkpoint = trainer.checkpoint_callback
@@ -152,26 +160,48 @@ def _epoch_of(path: str | None) -> float:
         return float("nan")
 
 
-def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None) -> dict[str, Any]:
-    """Train and test every seed of ``cfg`` into ``run_dir``; return the results payload."""
+def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None, resume: bool = False) -> dict[str, Any]:
+    """Train and test every seed of ``cfg`` into ``run_dir``; return the results payload.
+
+    ``resume`` continues an interrupted run of the same configuration in
+    place: finished seeds are kept, the current one continues from its latest
+    checkpoint (from scratch if it wrote none).
+    """
     specs = resolve_specs(cfg)
     build("trainer", specs.trainer).check_accelerator()
     seeds = seeds_of(cfg)
     rank_zero = _global_rank() == 0
     directory = RunDirectory(run_dir)
-    if rank_zero:
+    if resume:
+        directory.seeds = finished_seeds(directory.path)
+    elif rank_zero:
         directory.claim()
     experiment = Experiment(specs)
-    if rank_zero:
+    if rank_zero and not resume:
         write_manifest(directory.path / "manifest.json", specs=specs.as_dict(), seeds=seeds, command=command,
                        data_files=experiment.source.files(), corpus_info=experiment.corpus.info,
                        inputs_info=experiment.inputs.info)
     for seed in seeds:
+        if str(seed) in directory.seeds:
+            continue
         out_dir = directory.seed_dir(seed, several=len(seeds) > 1)
-        metrics = experiment.train_seed(seed, out_dir)
+        checkpoint = latest_checkpoint(out_dir) if resume else None
+        if resume:
+            log.info("seed %d: resuming from %s", seed, checkpoint or "the start (no checkpoint was written)")
+        metrics = experiment.train_seed(seed, out_dir, resume_from=checkpoint, restart=resume and checkpoint is None)
         if rank_zero:
             directory.add_seed(seed, metrics)
     return {"seeds": directory.seeds}
+
+
+def finished_seeds(run_dir: Path) -> dict[str, dict[str, float]]:
+    import json
+
+    results = Path(run_dir) / "results.json"
+    if not results.is_file():
+        return {}
+    return {seed: {k: float("nan") if v is None else v for k, v in values.items()}
+            for seed, values in json.loads(results.read_text()).get("seeds", {}).items()}
 
 
 def _global_rank() -> int:
