@@ -21,15 +21,25 @@ def _train(cfg: DictConfig) -> float | None:
     from pyhighlights.training.rundir import RunDirectoryExists
     from pyhighlights.training.run import run
 
+    from pyhighlights.training.resume import RunFinished, is_requeued_run, recorded_config
+
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
-        payload = run(cfg, Path(HydraConfig.get().runtime.output_dir), command=sys.argv)
-    except (ConfigError, CorpusFormatError, RunDirectoryExists, FileNotFoundError) as error:
+        if cfg.get("resume") is not None:
+            run_dir = Path(cfg.resume)
+            payload = run(recorded_config(run_dir, list(HydraConfig.get().overrides.task)), run_dir,
+                          command=sys.argv, resume=True)
+        else:
+            payload = run(cfg, run_dir, command=sys.argv, resume=is_requeued_run(run_dir))
+    except RunDirectoryExists as error:
+        fail(f"{error}; to continue an interrupted run there: python scripts/train.py resume={run_dir}")
+    except (ConfigError, CorpusFormatError, RunFinished, FileNotFoundError) as error:
         fail(error)
     summary = {k: v for seed in payload["seeds"].values() for k, v in seed.items()}
     for name in ("test/accuracy", "test/highlight_f1", "test/sparsity"):
         if name in summary:
             print(f"{name} = {summary[name]:.4f}")
-    print(f"run directory: {HydraConfig.get().runtime.output_dir}")
+    print(f"run directory: {run_dir}")
     return summary.get("test/highlight_f1")
 
 

@@ -17,6 +17,10 @@ from typing import Any
 
 from pyhighlights.config.resolve import ConfigError
 
+class RunFinished(FileExistsError):
+    """resume= names a run that has finished."""
+
+
 #: Overrides a resumed run accepts besides ``resume=`` itself.
 CHANGEABLE = ("trainer.max_epochs",)
 
@@ -69,3 +73,18 @@ def recorded_config(run_dir: Path | str, overrides: list[str]) -> dict[str, Any]
                               "a resumed run may only train longer")
         config["trainer"]["max_epochs"] = epochs
     return config
+
+
+def note_resumed(run_dir: Path, parameters: dict[str, Any], command: list[str] | None) -> None:
+    """Record in the manifest when the run was resumed, by which command, and its (possibly longer) epochs."""
+    import sys
+    from datetime import datetime, timezone
+
+    from pyhighlights.training.rundir import write_json_atomic
+
+    manifest = read_manifest(run_dir) or {}
+    manifest["parameters"] = parameters
+    manifest.setdefault("resumed", []).append({
+        "at": datetime.now(timezone.utc).isoformat(), "command": command if command is not None else sys.argv,
+        "slurm_job": slurm_job(), "max_epochs": parameters["trainer"]["max_epochs"]})
+    write_json_atomic(Path(run_dir) / "manifest.json", manifest)

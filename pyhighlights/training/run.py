@@ -22,6 +22,7 @@ from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckp
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.manifest import write_manifest
+from pyhighlights.training.resume import RunFinished, note_resumed, slurm_job
 from pyhighlights.training.rundir import RunDirectory
 
 log = logging.getLogger("pyhighlights")
@@ -174,13 +175,18 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None, resume
     directory = RunDirectory(run_dir)
     if resume:
         directory.seeds = finished_seeds(directory.path)
+        if all(str(seed) in directory.seeds for seed in seeds):
+            raise RunFinished(f"{directory.path}: this run has finished (results.json holds every seed); "
+                              "its results are never replaced — start a new run to train more")
     elif rank_zero:
         directory.claim()
     experiment = Experiment(specs)
-    if rank_zero and not resume:
+    if rank_zero and resume:
+        note_resumed(directory.path, specs.as_dict(), command)
+    elif rank_zero:
         write_manifest(directory.path / "manifest.json", specs=specs.as_dict(), seeds=seeds, command=command,
                        data_files=experiment.source.files(), corpus_info=experiment.corpus.info,
-                       inputs_info=experiment.inputs.info)
+                       inputs_info=experiment.inputs.info, slurm_job=slurm_job())
     for seed in seeds:
         if str(seed) in directory.seeds:
             continue
