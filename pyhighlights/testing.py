@@ -57,7 +57,9 @@ def concat_batches(a, b):
 
     from pyhighlights.data.batch import Batch
 
-    return Batch(*(torch.cat([getattr(a, f), getattr(b, f)]) for f in Batch.__dataclass_fields__))
+    # optional fields (highlight_spans) are None in these synthetic batches
+    return Batch(**{f: None if getattr(a, f) is None else torch.cat([getattr(a, f), getattr(b, f)])
+                    for f in Batch.__dataclass_fields__})
 
 
 def _identity(batch):

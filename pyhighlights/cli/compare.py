@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     from pyhighlights.cli.common import prepare
     from pyhighlights.config.resolve import ConfigError
     from pyhighlights.training import compare as comparison
+    from pyhighlights.training.guards import NonFiniteTraining
     from pyhighlights.training.rundir import RunDirectoryExists
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
@@ -60,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             (out / "comparison.csv").write_text(table.csv)
         else:
             table = comparison.compare(models, seeds, out, args.overrides, quick=args.quick, command=sys.argv)
-    except (ConfigError, RunDirectoryExists, FileNotFoundError, ValueError, HydraException,
-            OmegaConfBaseException) as error:
+    except (ConfigError, RunDirectoryExists, FileNotFoundError, NotADirectoryError, ValueError, HydraException,
+            OmegaConfBaseException, NonFiniteTraining) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     sys.stdout.write(table.markdown)

@@ -1,27 +1,64 @@
 """The Hydra entry point behind ``scripts/train.py``."""
 from __future__ import annotations
 
+import copy
 import logging
+import signal
 import sys
 from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf, read_write
 
 from pyhighlights.cli.common import CONFIG_DIR, fail, prepare
 from pyhighlights.config.resolve import ConfigError
 
 log = logging.getLogger("pyhighlights")
 
+SHOWN = ("test/accuracy", "test/highlight_f1", "test/sparsity")
+
+
+class MeanStd(float):
+    """The mean over seeds (a float, as Hydra sweepers expect) that also carries the std and count."""
+
+    def __new__(cls, mean: float, std: float, n: int):
+        value = super().__new__(cls, mean)
+        value.std, value.n = std, n
+        return value
+
+    def __repr__(self) -> str:
+        return f"{float(self):.4f} ± {self.std:.4f} (n={self.n})"
+
+
+def summary_lines(summary: dict) -> list[str]:
+    """``name = mean ± std (n=k)`` for the metrics shown on the console."""
+    return [f"{name} = {summary[name]['mean']:.4f} ± {summary[name]['std']:.4f} (n={summary[name]['n']})"
+            for name in SHOWN if name in summary and summary[name]["mean"] is not None]
+
+
+def objective(summary: dict, name: str = "test/highlight_f1") -> MeanStd | None:
+    stats = summary.get(name)
+    return None if not stats or stats["mean"] is None else MeanStd(stats["mean"], stats["std"], stats["n"])
+
+
+def hydra_records(cfg: DictConfig) -> dict[str, str]:
+    """What Hydra writes to ``.hydra/`` (disabled in configs/train.yaml); we write it once the run owns its directory."""
+    hydra_cfg = copy.deepcopy(HydraConfig.instance().cfg)
+    with read_write(hydra_cfg.hydra):
+        hydra_cfg.hydra.output_subdir = ".hydra"
+    return {".hydra/config.yaml": OmegaConf.to_yaml(cfg), ".hydra/hydra.yaml": OmegaConf.to_yaml(hydra_cfg),
+            ".hydra/overrides.yaml": OmegaConf.to_yaml(hydra_cfg.hydra.overrides.task)}
+
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")
 def _train(cfg: DictConfig) -> float | None:
     from pyhighlights.data.errors import CorpusFormatError
-    from pyhighlights.training.rundir import RunDirectoryExists
+    from pyhighlights.training.guards import NonFiniteTraining
     from pyhighlights.training.run import run
 
     from pyhighlights.training.resume import RunFinished, is_requeued_run, recorded_config
+    from pyhighlights.training.rundir import RunDirectoryExists
 
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
@@ -30,19 +67,35 @@ def _train(cfg: DictConfig) -> float | None:
             payload = run(recorded_config(run_dir, list(HydraConfig.get().overrides.task)), run_dir,
                           command=sys.argv, resume=True)
         else:
-            payload = run(cfg, run_dir, command=sys.argv, resume=is_requeued_run(run_dir))
+            payload = run(cfg, run_dir, command=sys.argv, records=hydra_records(cfg),
+                          resume=is_requeued_run(run_dir))
     except RunDirectoryExists as error:
         fail(f"{error}; to continue an interrupted run there: python scripts/train.py resume={run_dir}")
-    except (ConfigError, CorpusFormatError, RunFinished, FileNotFoundError) as error:
+    except (ConfigError, CorpusFormatError, NonFiniteTraining, RunFinished, FileNotFoundError, FileExistsError,
+            NotADirectoryError) as error:
         fail(error)
-    summary = {k: v for seed in payload["seeds"].values() for k, v in seed.items()}
-    for name in ("test/accuracy", "test/highlight_f1", "test/sparsity"):
-        if name in summary:
-            print(f"{name} = {summary[name]:.4f}")
+    for line in summary_lines(payload["summary"]):
+        print(line)
     print(f"run directory: {run_dir}")
-    return summary.get("test/highlight_f1")
+    return objective(payload["summary"])
+
+
+def _refuse_file_run_dir(argv: list[str]) -> None:
+    """Hydra creates the run directory before our code runs; a path that is a file would end in its traceback."""
+    for argument in argv:
+        if argument.startswith("hydra.run.dir="):
+            path = Path(argument.split("=", 1)[1]).expanduser()
+            for part in (path, *path.parents):
+                if part.exists() and not part.is_dir():
+                    fail(NotADirectoryError(f"hydra.run.dir: {part} is a file; expected a directory for the run"))
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def main() -> None:
     prepare()
+    _refuse_file_run_dir(sys.argv[1:])
+    signal.signal(signal.SIGTERM, _interrupt)  # a killed run records itself as interrupted
     _train()

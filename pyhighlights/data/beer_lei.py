@@ -84,7 +84,7 @@ def _read_annotations(path: Path, aspect: int, counts: dict, skip_malformed: boo
         highlights = [0] * len(record.tokens)
         for start, end in spans:
             highlights[start:end] = [1] * (end - start)
-        documents.append(Document(f"{path.name}:{number}", record.tokens, label, highlights))
+        documents.append(Document(f"{path.name}:{number}", record.tokens, label, highlights, list(spans)))
     log_skipped(path, counts)
     return documents
 
@@ -136,5 +136,5 @@ def load_lei_beer(
         info=info,
         remove_leakage=remove_leakage,
     )
-    logger.info("loaded Beer (Lei 2016) aspect %s: %s", LEI_ASPECTS[index], counts)
+    logger.debug("loaded Beer (Lei 2016) aspect %s: %s", LEI_ASPECTS[index], counts)
     return corpus

@@ -46,6 +46,7 @@ class EncodedExample:
     highlights: torch.Tensor  # [W] long, 0/1, or -1 everywhere when unannotated
     label: int
     index: int  # position of the document in its split
+    highlight_spans: torch.Tensor | None = None  # [S, 2] human evidence spans over words; None if unannotated
 
     @property
     def num_words(self) -> int:
@@ -65,12 +66,14 @@ def encode_document(document: Document, index: int, encoder: DocumentEncoder) ->
         )
     num_words = len(document.tokens)
     highlights = document.highlights if document.highlights is not None else [-1] * num_words
+    spans = document.evidence_spans
     return EncodedExample(
         torch.tensor(input_ids, dtype=torch.long),
         torch.tensor(word_ids, dtype=torch.long),
         torch.tensor(highlights, dtype=torch.long),
         document.label,
         index,
+        None if spans is None else torch.tensor(spans, dtype=torch.long).view(-1, 2),
     )
 
 

@@ -15,7 +15,8 @@ vector per annotator who marked a rationale (normal posts often have none).
   (``no_majority_dropped``).
 - Highlight: a token is highlighted when more than half of the rationale
   vectors present mark it; a post without rationale vectors is unannotated
-  (highlights None, scored as -1).
+  (highlights None, scored as -1). The result is a mask, so span-level
+  metrics take its maximal runs as the human spans.
 
 Errors name the file, the line of the post's record and its post id.
 """
@@ -177,5 +178,5 @@ def load_hatexplain(
     corpus = assemble_corpus("hatexplain", documents, counts, label_names=list(HATEXPLAIN_LABELS),
                              max_length=max_length, balance=balance, seed=seed, info=info,
                              remove_leakage=remove_leakage)
-    logger.info("loaded HateXplain: %s", counts)
+    logger.debug("loaded HateXplain: %s", counts)
     return corpus

@@ -17,7 +17,8 @@ Each JSON line is an annotation::
 The document's tokens are its lines' tokens concatenated; evidence offsets
 index into them with an exclusive end. ``evidences`` is a list of evidence
 groups (each a list of evidences; a bare evidence object is accepted too);
-the highlight is the union of every evidence span. An annotation without any
+the highlight is the union of every evidence span, and the spans themselves
+are kept as written (span-level metrics score them unmerged). An annotation without any
 evidence is kept as an unannotated document (highlights None) and counted.
 Labels: NEG -> 0 (negative), POS -> 1 (positive).
 
@@ -144,7 +145,7 @@ def parse_movie_annotation(line: str, store: DocumentStore, check_text: bool = T
         highlights = [0] * len(tokens)
         for start, end in spans:
             highlights[start:end] = [1] * (end - start)
-    return Document(annotation_id, list(tokens), MOVIES_LABELS[label], highlights)
+    return Document(annotation_id, list(tokens), MOVIES_LABELS[label], highlights, spans or None)
 
 
 def _read_split(path: Path, store: DocumentStore, counts: dict, *, check_text: bool,

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 
 from pyhighlights.data.batch import Corpus, Document
+from pyhighlights.data.errors import CorpusFormatError
 
 # Thresholds of the rationalization references (Lei et al. 2016 and after):
 # a score <= 0.4 is negative, >= 0.6 positive, anything between is dropped.
@@ -20,6 +22,10 @@ def binarize_score(score: float) -> int | None:
     if score >= POSITIVE_MIN:
         return 1
     return None
+
+
+class UnbalanceableSplit(ValueError):
+    """A class has no documents, so balancing would drop every document."""
 
 
 def label_counts(documents: list[Document], num_classes: int) -> list[int]:
@@ -42,7 +48,7 @@ def balance_classes(
         by_class[document.label].append(position)
     sizes = [len(positions) for positions in by_class]
     if min(sizes) == 0:
-        raise ValueError(
+        raise UnbalanceableSplit(
             f"cannot balance classes: per-class counts are {sizes}, one class has no "
             "examples (pass balance=False to keep the split as it is)"
         )
@@ -57,15 +63,8 @@ def balance_classes(
 
 
 def truncate_document(document: Document, max_length: int) -> Document:
-    """The first ``max_length`` tokens (and their highlights)."""
-    if len(document.tokens) <= max_length:
-        return document
-    highlights = document.highlights
-    return replace(
-        document,
-        tokens=document.tokens[:max_length],
-        highlights=None if highlights is None else highlights[:max_length],
-    )
+    """The first ``max_length`` tokens (and their highlights and evidence spans)."""
+    return document.truncated(max_length)
 
 
 def finish_split(
@@ -118,15 +117,21 @@ def assemble_corpus(
             counts[split]["leakage_removed"] = removed
         info = {**info, "leakage": leakage}
     common = {"max_length": max_length, "num_classes": len(label_names)}
-    splits = {
-        split: finish_split(
-            documents[split],
-            counts[split],
-            balance=balance and split == "train",
-            seed=seed,
-            **common,
-        )
-        for split in ("train", "validation", "test")
-    }
+    splits = {}
+    for split in ("train", "validation", "test"):
+        try:
+            splits[split] = finish_split(
+                documents[split], counts[split], balance=balance and split == "train", seed=seed, **common)
+        except UnbalanceableSplit as error:
+            raise CorpusFormatError(split_file(info, split), None, f"{split} split: {error}") from None
     info = {**info, "max_length": max_length, "balance": balance, "seed": seed, "splits": counts}
     return Corpus(name, splits["train"], splits["validation"], splits["test"], list(label_names), info)
+
+
+def split_file(info: dict, split: str) -> Path:
+    """The file a split was read from, as the loader recorded it (for error messages)."""
+    files = info.get("files") or {}
+    if split in files:
+        return Path(files[split])
+    # One file for all splits (HateXplain: the division file says which post is in which split).
+    return Path(files.get("divisions") or next(iter(files.values()), info.get("data_dir", "?")))

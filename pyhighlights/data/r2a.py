@@ -9,13 +9,13 @@ Files expected in ``data_dir`` for ``corpus`` and ``Aspect`` (each may be ``.gz`
 
 Each file is tab-separated with a header row naming its columns; ``label`` (an
 integer class) and ``text`` (space-tokenised) are required, and the annotated
-file adds ``rationale``: one 0/1 per token, space separated. Fields are read
-with the usual CSV quoting rules, as ``pandas.read_csv(sep="\\t")`` (what the
-reference loaders use) reads them.
+file adds ``rationale``: one 0/1 per token, space separated (a mask only, so
+span-level metrics take its maximal runs as the human spans). A line is one
+record and a TAB separates fields; there is no quoting, so a ``"`` is part of
+the text (tokenised reviews often start with one).
 """
 from __future__ import annotations
 
-import csv
 import logging
 from collections.abc import Iterator
 from functools import partial
@@ -74,23 +74,12 @@ def r2a_file_names(corpus: str, aspect: str) -> dict[str, list[str]]:
 
 def _tsv_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     """The header and an iterator of ``(line_number, fields)`` for the data rows."""
-    reader = csv.reader((text for _, text in read_lines(path)), delimiter="\t")
-
-    def rows() -> Iterator[tuple[int, list[str]]]:
-        while True:
-            try:
-                row = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as error:
-                raise CorpusFormatError(path, reader.line_num, f"bad TSV quoting ({error})") from None
-            yield reader.line_num, row
-
-    numbered = rows()
-    header = next(numbered, None)
-    if header is None:
+    lines = read_lines(path)
+    first = next(lines, None)
+    if first is None:
         raise CorpusFormatError(path, 1, "expected a header row naming the columns; the file is empty")
-    return [name.strip() for name in header[1]], numbered
+    rows = ((number, text.split("\t")) for number, text in lines)
+    return [name.strip() for name in first[1].split("\t")], rows
 
 
 def _parse_row(
@@ -200,5 +189,5 @@ def load_r2a(
         info=info,
         remove_leakage=remove_leakage,
     )
-    logger.info("loaded %s (R2A layout) aspect %s: %s", corpus, name, counts)
+    logger.debug("loaded %s (R2A layout) aspect %s: %s", corpus, name, counts)
     return result

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import logging
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -26,10 +27,24 @@ def read_lines(path: Path) -> Iterator[tuple[int, str]]:
 
     Lines are decoded one at a time so a bad byte is reported with its line.
     The line terminator (``\\n`` or ``\\r\\n``) is removed; nothing else is.
+    A damaged ``.gz`` (truncated, bad CRC, not gzip) names the file and the
+    last line read intact.
     """
-    opener = gzip.open if path.suffix == ".gz" else open
+    compressed = path.suffix == ".gz"
+    opener = gzip.open if compressed else open
+    number = 0
     with opener(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        lines = iter(handle)
+        while True:
+            try:
+                raw = next(lines)
+            except StopIteration:
+                return
+            except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+                raise CorpusFormatError(
+                    path, number + 1, f"the gzip file is damaged after line {number} ({error}); "
+                    "expected a complete .gz file (download or compress it again)") from None
+            number += 1
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as error:

@@ -31,6 +31,22 @@ class BeerCommon(Configuration):
     seed: int = Param(0, ge=0, description="seed of the balancing")
     skip_malformed: bool = Param(False, description="skip (and count) malformed lines instead of failing")
 
+    @classmethod
+    def default(cls):
+        config = cls()
+        config.add_condition(_known_beer_aspect, name="aspect must be appearance, aroma, palate or 0, 1, 2")
+        return config
+
+
+def _known_beer_aspect(config: BeerCommon) -> bool:
+    from pyhighlights.data.beer_lei import resolve_lei_aspect
+
+    try:
+        resolve_lei_aspect(config.aspect)
+    except ValueError:
+        return False
+    return True
+
 
 class LeiBeerConfig(BeerCommon):
     data_dir: str | None = Param(None, description="directory with reviews.aspect*.{train,heldout}.txt[.gz] and annotations.json")

@@ -23,7 +23,6 @@ The tokenizer must be a "fast" (Rust) tokenizer, which reports word ids.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
 from pyhighlights.data.batch import Corpus, Document
 
@@ -98,8 +97,7 @@ class SubwordEncoder:
         if keep == 0:
             raise ValueError(f"document {document.doc_id}: its first word alone has more than "
                              f"{self.max_tokens - self.specials} subword tokens; cannot keep whole words")
-        highlights = None if document.highlights is None else document.highlights[:keep]
-        return replace(document, tokens=document.tokens[:keep], highlights=highlights)
+        return document.truncated(keep)
 
     def truncate_corpus(self, corpus: Corpus) -> dict:
         """Truncate every split in place; return (and store in ``corpus.info``) what was cut.

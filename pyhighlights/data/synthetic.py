@@ -132,6 +132,10 @@ def synthetic_beer_dir(**params: object) -> Path:
     final = synthetic_cache_root() / hashlib.sha256(key.encode()).hexdigest()[:12]
     if final.is_dir():
         return final
+    for path in (final.parent, *final.parent.parents):
+        if path.exists() and not path.is_dir():
+            raise NotADirectoryError(f"{path} is a file; the synthetic corpus cache {final.parent} must be a "
+                                     "directory (set PYHIGHLIGHTS_CACHE to a directory)")
     final.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=final.parent))
     try:

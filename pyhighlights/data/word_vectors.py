@@ -96,6 +96,10 @@ def read_text_vectors(
             row = np.array(fields[1:], dtype=np.float32)
         except ValueError:
             raise CorpusFormatError(path, number, f"the values of {word!r} are not all numbers") from None
+        if not np.isfinite(row).all():
+            bad = ", ".join(fields[1:][i] for i in np.flatnonzero(~np.isfinite(row))[:3])
+            raise CorpusFormatError(path, number, f"the vector of {word!r} has non-finite values ({bad}); "
+                                                  "expected finite numbers")
         seen.add(word)
         words.append(word)
         rows.append(row)

@@ -23,6 +23,7 @@ from pyhighlights.evaluation.outputs import check_output, slug, staged_output, w
 from pyhighlights.evaluation.restore import SPLIT_PREFIX, RestoredRun, canonical_split
 from pyhighlights.evaluation.scores import ExplanationScores, model_probabilities
 from pyhighlights.metrics import AOPC_FRACTIONS
+from pyhighlights.training.progress import document_progress
 from pyhighlights.training.rundir import summarise
 
 log = logging.getLogger("pyhighlights.evaluation")
@@ -44,7 +45,7 @@ def evaluate_model(model, loader, num_classes: int, *, scorer=None, scorer_loade
     model.eval()
     scores = ExplanationScores(num_classes, fractions).to(device)
     scorer_batches = iter(scorer_loader) if scorer_loader is not None else None
-    for batch in loader:
+    for batch in document_progress(loader, "evaluate"):
         batch = batch.to(device)
         outputs = model(batch)
         soft = model.word_scores(batch)
@@ -79,6 +80,7 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
     """
     split = canonical_split(split)
     run = RestoredRun(path)
+    run.warn_if_unfinished()
     dataset = dict(dataset or {})
     out_dir = run.path / "evaluation" / output_name(split, tag, dataset)
     dataset_spec = run.dataset_spec(dataset)  # validates the overrides before any work
@@ -92,6 +94,7 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
     seeds: dict[str, dict[str, float]] = {}
     checkpoints = run.checkpoints()
     for seed, checkpoint in checkpoints.items():
+        log.info("seed %d: reading %s", seed, checkpoint)
         model = run.load_model(checkpoint, device)
         scorer = scorer_loader = None
         if scorer_run is not None:
@@ -107,6 +110,7 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
         "kind": "evaluation",
         "model": run.model_name,
         "run": str(run.path),
+        "run_state": run.state,
         "split": split,
         "dataset": dataset_spec,
         "documents": len(corpus.split(split)),

@@ -61,6 +61,19 @@ class RestoredRun:
         self.path, self.only_checkpoint = locate(path)
         self.manifest: dict[str, Any] = json.loads((self.path / "manifest.json").read_text())
         self.seeds: list[int] = list(self.manifest.get("seeds") or [0])
+        from pyhighlights.training.rundir import read_state
+
+        #: "finished", "failed", "interrupted", "running" (or killed), None for runs older than the state file.
+        self.state = read_state(self.path)
+
+    def warn_if_unfinished(self) -> None:
+        """Say when the checkpoints read come from a run that did not finish."""
+        if self.state is None:
+            log.info("%s: no status.json (a run older than recorded run states); assuming it finished", self.path)
+        elif self.state != "finished":
+            log.warning("warning: %s: the run is %s, not finished (see its status.json); its checkpoints are "
+                        "the last ones it saved", self.path, "still running or was killed" if self.state == "running"
+                        else self.state)
 
     # --- parameters ---------------------------------------------------------------
     @cached_property

@@ -60,7 +60,7 @@ class ExplanationScores(nn.Module):
         word_mask = batch.word_mask
         selection = (selection > 0.5).long() * word_mask
         self.rationale.update(selection, batch.highlights, word_mask, logits, batch.labels)
-        self.iou.update(selection, batch.highlights, word_mask)
+        self.iou.update(selection, batch.highlights, word_mask, batch.highlight_spans)
         self.auprc.update(scores, batch.highlights, word_mask)
         p_full = prob_fn(word_mask)
         self.faithfulness.update(p_full, prob_fn(word_mask * (1 - selection)), prob_fn(selection))

@@ -7,7 +7,7 @@ from pyhighlights.evaluation.cli import configure_logging, print_summary, split_
 from pyhighlights.evaluation.overrides import ArgumentError, parse_overrides, section
 
 USAGE = """\
-usage: python scripts/explain.py RUN_DIR_OR_CHECKPOINT method=NAME [key=value ...] [--force]
+usage: python scripts/explain.py RUN_DIR_OR_CHECKPOINT method=NAME [backend=captum|tdhook] [key=value ...] [--force]
 
 Attribute the run's predictions (usually a model=classifier run) to words with
 a post-hoc method, select the top round(rate * n) words of each document, and
@@ -19,6 +19,8 @@ Writes RUN_DIR/explain/<method>[-<tag>]/metrics.json and scores.jsonl.
 arguments (key=value):
   method=NAME                {methods}
   method.<param>=VALUE       a method parameter (below)
+  backend=captum             captum | tdhook (tdhook: saliency, input_x_gradient, integrated_gradients;
+                             output folder <method>-tdhook)
   rate=0.15                  fraction of each document's words highlighted (default 0.15)
   rate_from=RUN              use the test sparsity of a rationaliser's run instead
   split=test                 test | validation (val) | train
@@ -38,7 +40,8 @@ method parameters (defaults):
 """
 
 ARGUMENTS = ("method", "rate", "rate_from", "split", "batch_size", "max_documents", "infidelity_samples",
-             "infidelity_drop", "sensitivity_samples", "sensitivity_radius", "seed", "tag", "device", "overwrite")
+             "infidelity_drop", "sensitivity_samples", "sensitivity_radius", "seed", "tag", "device", "backend",
+             "overwrite")
 
 
 def usage() -> str:

@@ -29,7 +29,9 @@ from pyhighlights.explain.forward import batch_fields
 from pyhighlights.explain.methods import METHODS, Attribution, make_method, method_parameters
 from pyhighlights.explain.robustness import word_infidelity, word_sensitivity
 from pyhighlights.explain.selection import rate_of_run, top_k_selection
+from pyhighlights.explain.tdhook_backend import check_backend
 from pyhighlights.metrics import AOPC_FRACTIONS
+from pyhighlights.training.progress import document_progress
 from pyhighlights.training.rundir import summarise
 
 log = logging.getLogger("pyhighlights.explain")
@@ -87,6 +89,7 @@ def explain_batch(method: Attribution, model, batch, rate: float, state: Explana
             "scores": [float(f"{float(s):.6g}") for s in scores[row, :n]],
             "selected": torch.nonzero(selection[row, :n]).flatten().tolist(),
             "highlight": None if bool((human < 0).all()) else torch.nonzero(human == 1).flatten().tolist(),
+            "highlight_spans": batch.spans_of(row),
         })
 
 
@@ -94,14 +97,18 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
                 rate: float | None = None, rate_from: str | Path | None = None, batch_size: int = 16,
                 max_documents: int | None = None, infidelity_samples: int = 10, infidelity_drop: float = 0.25,
                 sensitivity_samples: int = 3, sensitivity_radius: float = 0.02, seed: int = 0,
-                tag: str | None = None, device: str = "cpu", overwrite: bool = False,
+                tag: str | None = None, device: str = "cpu", backend: str = "captum", overwrite: bool = False,
                 command: list[str] | None = None) -> tuple[Path, dict[str, Any]]:
-    """Explain every seed of a trained run (or the checkpoint named) with ``method``; write the outputs."""
+    """Explain every seed of a trained run (or the checkpoint named) with ``method`` computed by
+    ``backend``; write the outputs."""
     split = canonical_split(split)
     parameters = method_parameters(method, params)  # fail on a bad parameter before any work
+    check_backend(backend, method)
     rate, rate_source = _rate(rate, rate_from)
     run = RestoredRun(path)
-    out_dir = check_output(run.path / "explain" / (method if not tag else f"{method}-{slug(tag)}"), overwrite)
+    # a second backend gets its own folder, so both can be compared side by side
+    name = method if backend == "captum" else f"{method}-{backend}"
+    out_dir = check_output(run.path / "explain" / (name if not tag else f"{name}-{slug(tag)}"), overwrite)
     with staged_output(out_dir, overwrite) as staging:
         payload = _explain_seeds(run, method, parameters, params, staging, split=split, rate=rate,
                                  rate_source=rate_source, batch_size=batch_size, max_documents=max_documents,
@@ -109,7 +116,7 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
                                              "infidelity_drop": infidelity_drop,
                                              "sensitivity_samples": sensitivity_samples,
                                              "sensitivity_radius": sensitivity_radius},
-                                 seed=seed, device=device, command=command)
+                                 seed=seed, device=device, backend=backend, command=command)
         write_metrics(staging, payload)
     return out_dir, payload
 
@@ -117,7 +124,7 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
 def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], params: dict[str, Any] | None,
                    out_dir: Path, *, split: str, rate: float, rate_source: str, batch_size: int,
                    max_documents: int | None, robustness: dict[str, Any], seed: int, device: str,
-                   command: list[str] | None) -> dict[str, Any]:
+                   backend: str, command: list[str] | None) -> dict[str, Any]:
     """Explain and score every seed's checkpoint, writing ``scores.jsonl`` into ``out_dir``; the payload."""
     corpus = run.corpus()
     documents = corpus.split(split)
@@ -137,16 +144,16 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
         model = run.load_model(checkpoint, device)
         for p in model.parameters():
             p.requires_grad_(False)
-        attribution = make_method(method, model, params)
+        attribution = make_method(method, model, params, backend)
         state = ExplanationRun(corpus.num_classes, device)
-        for batch in loader:
+        for batch in document_progress(loader, f"{method} seed {model_seed}"):
             explain_batch(attribution, model, batch.to(device), rate, state, doc_ids=doc_ids, **robustness)
         seeds[str(model_seed)] = {f"{prefix}/{name}": value for name, value in state.metrics().items()}
         _write_rows((out_dir / f"seed{model_seed}" if several else out_dir) / "scores.jsonl", state.rows)
         log.info("%s seed %d: %s", method, model_seed, ", ".join(
             f"{k} = {v:.4f}" for k, v in seeds[str(model_seed)].items() if k.split("/")[-1] in _SHOWN))
     payload = {
-        "kind": "explain", "method": method, "parameters": parameters, "model": run.model_name,
+        "kind": "explain", "method": method, "backend": backend, "parameters": parameters, "model": run.model_name,
         "run": str(run.path), "split": split, "dataset": run.specs.dataset, "documents": len(documents),
         "rate": rate, "rate_source": rate_source, "seed": seed, "robustness": robustness,
         "aopc_fractions": list(AOPC_FRACTIONS),

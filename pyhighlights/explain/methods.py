@@ -1,4 +1,7 @@
-"""Captum attribution methods, each giving one score per word of a trained model's prediction.
+"""Attribution methods, each giving one score per word of a trained model's prediction.
+
+Computed by captum; the gradient methods can also be computed by tdhook
+(``backend=tdhook``, see :mod:`tdhook_backend`), on the same embeddings.
 
 Every method attributes the model's output for the class it predicts on the
 full input (probability by default, ``output=logit`` for the logit) and
@@ -41,6 +44,7 @@ import torch
 
 from pyhighlights.components.words import tokens_to_words_sum
 from pyhighlights.explain.forward import CaptumForward
+from pyhighlights.explain.tdhook_backend import check_backend, tdhook_attributions
 from pyhighlights.registry import Configuration, Param, Real
 
 _OUTPUT = Param("probability", pattern="^(probability|logit)$", description="attributed output of the predicted class")
@@ -58,8 +62,9 @@ class Attribution:
     name: ClassVar[str]
     has_delta: ClassVar[bool] = False
 
-    def __init__(self, forward: CaptumForward, **params: Any):
+    def __init__(self, forward: CaptumForward, backend: str = "captum", **params: Any):
         self.forward = forward
+        self.backend = backend
         self.params = params
 
     def __call__(self, keep: torch.Tensor, fields: tuple[torch.Tensor, ...], target: torch.Tensor) -> WordAttribution:
@@ -78,7 +83,11 @@ class GradientAttribution(Attribution):
     def __call__(self, keep, fields, target):
         input_ids, _, word_ids, word_mask = fields
         embeddings = self.forward.input_embeddings(input_ids).requires_grad_()
-        attributions, delta = self.token_attributions(embeddings, target, (keep, *fields))
+        if self.backend == "tdhook":
+            attributions, delta = tdhook_attributions(self.name, self.forward, embeddings, target, (keep, *fields),
+                                                      self.params)
+        else:
+            attributions, delta = self.token_attributions(embeddings, target, (keep, *fields))
         per_token = attributions.sum(dim=-1)  # reduction over the embedding dimensions
         words = tokens_to_words_sum(per_token, word_ids, word_mask.shape[1])
         delta = delta.detach() if delta is not None else None
@@ -259,8 +268,10 @@ def method_parameters(name: str, params: dict[str, Any] | None = None) -> dict[s
     return {field: getattr(config, field) for field in config_class.model_fields}
 
 
-def make_method(name: str, model, params: dict[str, Any] | None = None) -> Attribution:
-    """Method ``name`` explaining ``model`` with validated ``params``."""
+def make_method(name: str, model, params: dict[str, Any] | None = None, backend: str = "captum") -> Attribution:
+    """Method ``name`` explaining ``model`` with validated ``params``, computed by ``backend``
+    (captum, or tdhook for the gradient methods)."""
     values = method_parameters(name, params)
+    check_backend(backend, name)
     forward = CaptumForward(model, output=values.pop("output"))
-    return METHODS[name][1](forward, **values)
+    return METHODS[name][1](forward, backend=backend, **values)

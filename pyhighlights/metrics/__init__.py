@@ -3,7 +3,10 @@
 Every metric has a functional form (one batch in, values out) and a module
 form (``update`` per batch, ``compute`` at the end) built on the same
 helpers. Module state is sufficient statistics reduced by sum, so values
-under DDP equal single-process values. Undefined values are NaN, never 0.
+under DDP equal single-process values. Undefined values are NaN, never 0,
+except in the metrics that carry ERASER's name (IOU-F1, AUPRC, instance-macro
+P/R/F1), which follow ERASER's scorer: a zero denominator gives 0 there and
+only an empty split gives NaN.
 """
 from pyhighlights.metrics.aopc import (
     AOPC_FRACTIONS,

@@ -66,6 +66,32 @@ def span_ids(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return ids, lengths
 
 
+def mask_spans(mask: torch.Tensor) -> torch.Tensor:
+    """The maximal runs of True of each row of a [B, W] bool mask as spans [B, S, 2]:
+    ``(start, end)`` with ``end`` exclusive, in order; rows with fewer than S runs
+    are padded with ``(-1, -1)``.
+    """
+    starts = run_starts(mask)
+    lasts = mask & ~F.pad(mask, (0, 1), value=False)[:, 1:]
+    counts = starts.sum(dim=1)
+    spans = torch.full((mask.shape[0], int(counts.max()) if mask.numel() else 0, 2), -1,
+                       dtype=torch.long, device=mask.device)
+    rows, start_cols = starts.nonzero(as_tuple=True)
+    _, last_cols = lasts.nonzero(as_tuple=True)  # row-major like the starts, so run i pairs with run i
+    first_of_row = torch.cumsum(counts, 0) - counts
+    rank = torch.arange(len(rows), device=mask.device) - first_of_row[rows]
+    spans[rows, rank, 0] = start_cols
+    spans[rows, rank, 1] = last_cols + 1
+    return spans
+
+
+def eraser_f1(precision: torch.Tensor, recall: torch.Tensor) -> torch.Tensor:
+    """Harmonic mean, 0 where P or R is 0 (ERASER's convention, not NaN); NaN stays NaN."""
+    precision, recall = torch.as_tensor(precision).double(), torch.as_tensor(recall).double()
+    f1 = 2 * precision * recall / (precision + recall)
+    return torch.where((precision == 0) | (recall == 0), torch.zeros_like(f1), f1)
+
+
 def descending_order(scores: torch.Tensor, keep_first: torch.Tensor) -> torch.Tensor:
     """Row-wise permutation [B, W]: positions with ``keep_first`` first, then by
     score descending, ties by position ascending.

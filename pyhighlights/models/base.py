@@ -51,6 +51,8 @@ class SPPModel(pl.LightningModule):
         self.predictions: list[dict[str, Any]] = []
         #: The first epoch whose validation counts for checkpointing and early stopping.
         self.first_scored_epoch = 0
+        #: This training step's loss terms and logged values, for the non-finite and divergence checks.
+        self.training_values: dict[str, torch.Tensor] = {}
 
     # --- building blocks -------------------------------------------------------------
     def build_part(self, kind: str, spec: Spec, path: str, **runtime: Any) -> nn.Module:
@@ -190,7 +192,15 @@ class SPPModel(pl.LightningModule):
 
     def loss(self, outputs: Mapping[str, torch.Tensor], scales: Mapping[str, float] | None = None,
              only: set[str] | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        return self.losses(outputs, scales=scales, only=only)
+        total, parts = self.losses(outputs, scales=scales, only=only)
+        if self.training:  # known before the backward, so a non-finite term is named before it spreads
+            self.training_values.update({f"train/loss/{name}": value.detach() for name, value in parts.items()})
+        return total, parts
+
+    def log(self, name: str, value: Any, *args: Any, **kwargs: Any) -> None:
+        if self.training and isinstance(value, torch.Tensor):
+            self.training_values[name] = value.detach()
+        super().log(name, value, *args, **kwargs)
 
     def log_train(self, total: torch.Tensor, parts: Mapping[str, torch.Tensor], outputs: Mapping[str, torch.Tensor],
                   batch_size: int) -> None:
@@ -293,4 +303,5 @@ class SPPModel(pl.LightningModule):
                 "prediction": int(predicted[row]),
                 "selected": torch.nonzero(masks[row, :n]).flatten().tolist(),
                 "highlight": None if bool((human < 0).all()) else torch.nonzero(human == 1).flatten().tolist(),
+                "highlight_spans": batch.spans_of(row),
             })

@@ -34,10 +34,17 @@ def main(argv: list[str] | None = None) -> int:
     if not metrics:
         print("error: --metrics: no metric named", file=sys.stderr)
         return 2
+    skipped: list = []
     try:
-        sets = read_results(args.paths, evaluation=None if args.evaluation == "none" else args.evaluation)
+        sets = read_results(args.paths, evaluation=None if args.evaluation == "none" else args.evaluation,
+                            skipped=skipped)
     except (FileNotFoundError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    for path, reason in skipped:
+        print(f"warning: skipped {path} ({reason})", file=sys.stderr)
+    if not sets:
+        print("error: no readable finished run among the paths given", file=sys.stderr)
         return 2
     text = format_table(aggregate(sets, metrics, args.split), metrics, args.format, args.digits)
     sys.stdout.write(text)

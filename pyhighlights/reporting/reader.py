@@ -10,16 +10,23 @@ What a path may be:
 - any folder above runs (a Hydra multirun, a folder of seeds): every run
   found below it.
 
-The same file is read once however many given paths reach it.
+The same file is read once however many given paths reach it. A run that
+did not finish (its status.json says running, failed or interrupted) or
+whose files cannot be read is skipped and named, never dropped in silence.
 """
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 METRICS_FILE = "metrics.json"
+#: Files that make a folder a training run directory (results.json may be absent when it died early).
+RUN_MARKERS = ("results.json", "status.json", "manifest.json")
+
+log = logging.getLogger("pyhighlights.reporting")
 
 
 @dataclass
@@ -76,33 +83,71 @@ def _metrics_set(path: Path) -> ResultSet:
                      seeds={seed: dict(values) for seed, values in payload.get("seeds", {}).items()})
 
 
-def _sets_of_path(path: Path, evaluation: str | None) -> list[ResultSet]:
+def _is_run(path: Path) -> bool:
+    return any((path / name).is_file() for name in RUN_MARKERS)
+
+
+def _why_unusable(run: Path) -> str | None:
+    from pyhighlights.training.rundir import STATUS_FILE, read_state
+
+    state = read_state(run)
+    if (run / STATUS_FILE).is_file() and state != "finished":
+        return f"state {state or 'unreadable'} in {STATUS_FILE}, not finished"
+    if not (run / "results.json").is_file():
+        return "no results.json"
+    return None
+
+
+def _sets_of_path(path: Path, evaluation: str | None, skipped: list[tuple[Path, str]]) -> list[ResultSet]:
     if path.is_file():
         path = path.parent
-    if (path / "results.json").is_file():
-        sets = [_training_set(path, evaluation)]
-        sets += [_metrics_set(p) for p in sorted((path / "explain").glob(f"*/{METRICS_FILE}"))]
-        return sets
-    if (path / METRICS_FILE).is_file():
-        return [_metrics_set(path / METRICS_FILE)]
-    runs = sorted(p.parent for p in path.rglob("results.json"))
-    return [s for run in runs for s in _sets_of_path(run, evaluation)]
+    try:
+        if _is_run(path):
+            reason = _why_unusable(path)
+            if reason is not None:
+                skipped.append((path, reason))
+                return []
+            sets = [_training_set(path, evaluation)]
+            sets += [_metrics_set(p) for p in sorted((path / "explain").glob(f"*/{METRICS_FILE}"))]
+            return sets
+        if (path / METRICS_FILE).is_file():
+            return [_metrics_set(path / METRICS_FILE)]
+    except ValueError as error:  # a file that is not JSON: name it and go on
+        skipped.append((path, str(error)))
+        return []
+    runs = sorted({p.parent for name in RUN_MARKERS for p in path.rglob(name) if _is_top_run(p.parent, path)})
+    return [s for run in runs for s in _sets_of_path(run, evaluation, skipped)]
 
 
-def read_results(paths: list[str | Path], evaluation: str | None = "test") -> list[ResultSet]:
-    """Every result set under ``paths``, in the order given; ``evaluation=None`` ignores evaluation folders."""
+def _is_top_run(folder: Path, root: Path) -> bool:
+    """Not inside another run below ``root`` (a run's seed<N>/ or evaluation/ folders are part of it)."""
+    return not any(_is_run(parent) for parent in folder.parents if parent != root and root in parent.parents)
+
+
+def read_results(paths: list[str | Path], evaluation: str | None = "test",
+                 skipped: list[tuple[Path, str]] | None = None) -> list[ResultSet]:
+    """Every result set under ``paths``, in the order given; ``evaluation=None`` ignores evaluation folders.
+
+    Runs that are not finished or cannot be read are appended to ``skipped`` as ``(path, reason)``
+    (logged as warnings when no list is given).
+    """
+    report = [] if skipped is None else skipped
     seen: set[Path] = set()
     out: list[ResultSet] = []
     for given in paths:
         path = Path(given).expanduser()
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such file or directory")
-        found = _sets_of_path(path, evaluation)
-        if not found:
+        before = len(report)
+        found = _sets_of_path(path, evaluation, report)
+        if not found and len(report) == before:
             raise FileNotFoundError(f"{path}: no results.json or {METRICS_FILE} here or below")
         for result in found:
             key = result.source.resolve()
             if key not in seen:
                 seen.add(key)
                 out.append(result)
+    if skipped is None:
+        for path, reason in report:
+            log.warning("warning: skipped %s (%s)", path, reason)
     return out

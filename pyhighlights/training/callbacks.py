@@ -59,8 +59,8 @@ class PredictionWriter(pl.Callback):
             rows = [row for part in gathered for row in part]
         if trainer.global_rank != 0:
             return
+        from pyhighlights.training.rundir import write_file_atomic
+
         rows.sort(key=lambda row: row["sample"])
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "w") as handle:
-            for row in rows:
-                handle.write(json.dumps({"id": self.doc_ids[row["sample"]], **row}) + "\n")
+        write_file_atomic(self.path, "".join(json.dumps({"id": self.doc_ids[row["sample"]], **row}) + "\n"
+                                             for row in rows))

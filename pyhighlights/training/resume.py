@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,10 @@ from pyhighlights.config.resolve import ConfigError
 
 class RunFinished(FileExistsError):
     """resume= names a run that has finished."""
+
+
+class RunStillRunning(FileExistsError):
+    """resume= names a run whose process is alive."""
 
 
 #: Overrides a resumed run accepts besides ``resume=`` itself.
@@ -46,6 +51,39 @@ def is_requeued_run(run_dir: Path | str) -> bool:
         return False
     manifest = read_manifest(run_dir)
     return manifest is not None and manifest.get("slurm_job") == slurm_job()
+
+
+def check_resumable(run_dir: Path | str, seeds: list[int]) -> None:
+    """Refuse a finished run (its results are final) and one whose process still runs on this machine."""
+    from pyhighlights.training.rundir import STATUS_FILE
+
+    run_dir = Path(run_dir)
+    try:
+        status = json.loads((run_dir / STATUS_FILE).read_text())
+    except (OSError, ValueError):
+        status = {}
+    done = set(json.loads((run_dir / "results.json").read_text()).get("seeds", {})) \
+        if (run_dir / "results.json").is_file() else set()
+    if status.get("state") == "finished" or {str(s) for s in seeds} <= done:
+        raise RunFinished(f"{run_dir}: this run has finished; its results are never replaced — start a new run "
+                          "to train more")
+    pid, host = status.get("pid"), status.get("host")
+    requeued = int(os.environ.get("SLURM_RESTART_COUNT", "0") or 0) >= 1
+    if status.get("state") == "running" and not requeued and host == socket.gethostname() and _alive(pid):
+        raise RunStillRunning(f"{run_dir}: the run is still going (process {pid} on {host}); stop it before "
+                              "resuming it")
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def recorded_config(run_dir: Path | str, overrides: list[str]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ and tests one model per seed, writing the run directory as it goes.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,11 @@ from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckp
                                              check_monitors)
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
+from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
 from pyhighlights.training.manifest import write_manifest
-from pyhighlights.training.resume import RunFinished, note_resumed, slurm_job
-from pyhighlights.training.rundir import RunDirectory
+from pyhighlights.training.progress import corpus_summary, progress_callback
+from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
+from pyhighlights.training.rundir import RunDirectory, summarise
 
 log = logging.getLogger("pyhighlights")
 
@@ -68,14 +71,17 @@ class Experiment:
 
     def __init__(self, specs: RunSpecs):
         self.specs = specs
+        self.warnings: list[dict[str, Any]] = []  # divergence warnings of the last seed trained
         self.settings = build("trainer", specs.trainer)
         torch.set_num_threads(self.settings.threads())
         self.source = build("dataset", specs.dataset)
         self.corpus = self.source.load()
+        from pyhighlights.data.split_checks import check_trainable
+
+        check_trainable(self.corpus)
         backbone_class = registry.entry("backbone", specs.backbone["name"]).component
         self.inputs = backbone_class.prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
-        log.info("corpus %s: %d train / %d validation / %d test documents; %s", self.corpus.name,
-                 len(self.corpus.train), len(self.corpus.validation), len(self.corpus.test), self.corpus.info)
+        log.info("%s", corpus_summary(self.corpus))
 
     def datamodule(self, seed: int):
         from pyhighlights.data.datamodule import SPPDataModule
@@ -100,11 +106,11 @@ class Experiment:
             callbacks.append(WarmupAwareEarlyStopping(monitor=s.monitor, mode=s.mode, patience=s.patience))
         check_monitors(callbacks)
         callbacks.append(MetricsRowsInCheckpoint())
+        if callbacks:
+            callbacks.append(MonitorCheck(s.monitor))
+        callbacks += [NonFiniteGuard(out_dir, [d.doc_id for d in self.corpus.train]), DivergenceWatch()]
         callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test]))
-        if s.show_progress():
-            from lightning.pytorch.callbacks import TQDMProgressBar
-
-            callbacks.append(TQDMProgressBar(refresh_rate=10))
+        callbacks.append(progress_callback(s.show_progress()))
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,
@@ -144,11 +150,26 @@ class Experiment:
             log.warning("no checkpoint was selected (no scored validation epoch); testing the final weights")
         results = trainer.test(model, datamodule=datamodule, ckpt_path=best, verbose=False)
         metrics = {k: float(v) for k, v in (results[0] if results else {}).items()}
+        check_test_metrics(metrics, out_dir)
+        self.warnings = next((c.warnings for c in trainer.callbacks if isinstance(c, DivergenceWatch)), [])
         for name in ("test/accuracy", "test/highlight_f1", "test/sparsity"):
             if name in metrics and trainer.is_global_zero:
                 log.info("seed %d %s = %.4f", seed, name, metrics[name])
         metrics["best_epoch"] = _epoch_of(best)
         return metrics
+
+
+#: Metrics a finished run must report, finite.
+REQUIRED_TEST_METRICS = ("test/accuracy", "test/highlight_f1")
+
+
+def check_test_metrics(metrics: dict[str, float], out_dir: Path) -> None:
+    missing = [name for name in REQUIRED_TEST_METRICS if name not in metrics]
+    bad = [name for name, value in metrics.items() if name.startswith("test/") and not math.isfinite(value)]
+    if missing or bad:
+        raise NonFiniteTraining(f"{out_dir}: testing gave {'no ' + ', '.join(missing) if missing else ''}"
+                                f"{'; ' if missing and bad else ''}{'non-finite ' + ', '.join(bad) if bad else ''}; "
+                                "no results are reported for this run")
 
 
 def _epoch_of(path: str | None) -> float:
@@ -161,12 +182,18 @@ def _epoch_of(path: str | None) -> float:
         return float("nan")
 
 
-def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None, resume: bool = False) -> dict[str, Any]:
+def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
+        records: dict[str, str] | None = None, resume: bool = False) -> dict[str, Any]:
     """Train and test every seed of ``cfg`` into ``run_dir``; return the results payload.
 
-    ``resume`` continues an interrupted run of the same configuration in
+    The corpus is loaded and checked before the directory is claimed, so bad
+    input leaves no run behind; ``records`` (relative path -> text, e.g. the
+    Hydra config) are written once the claim succeeded. ``status.json`` ends
+    as finished, failed or interrupted.
+
+    ``resume`` continues an unfinished run of the same configuration in
     place: finished seeds are kept, the current one continues from its latest
-    checkpoint (from scratch if it wrote none).
+    checkpoint (from the start if it wrote none).
     """
     specs = resolve_specs(cfg)
     build("trainer", specs.trainer).check_accelerator()
@@ -174,40 +201,44 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None, resume
     rank_zero = _global_rank() == 0
     directory = RunDirectory(run_dir)
     if resume:
-        directory.seeds = finished_seeds(directory.path)
-        if all(str(seed) in directory.seeds for seed in seeds):
-            raise RunFinished(f"{directory.path}: this run has finished (results.json holds every seed); "
-                              "its results are never replaced — start a new run to train more")
+        if rank_zero:
+            check_resumable(directory.path, seeds)
+        directory.reopen()
     elif rank_zero:
-        directory.claim()
+        directory.check_free()
     experiment = Experiment(specs)
     if rank_zero and resume:
+        directory.set_state("running", resumed=True)
         note_resumed(directory.path, specs.as_dict(), command)
     elif rank_zero:
-        write_manifest(directory.path / "manifest.json", specs=specs.as_dict(), seeds=seeds, command=command,
-                       data_files=experiment.source.files(), corpus_info=experiment.corpus.info,
-                       inputs_info=experiment.inputs.info, slurm_job=slurm_job())
-    for seed in seeds:
-        if str(seed) in directory.seeds:
-            continue
-        out_dir = directory.seed_dir(seed, several=len(seeds) > 1)
-        checkpoint = latest_checkpoint(out_dir) if resume else None
-        if resume:
-            log.info("seed %d: resuming from %s", seed, checkpoint or "the start (no checkpoint was written)")
-        metrics = experiment.train_seed(seed, out_dir, resume_from=checkpoint, restart=resume and checkpoint is None)
+        directory.claim(records)
+    try:
+        if rank_zero and not resume:
+            write_manifest(directory.path / "manifest.json", specs=specs.as_dict(), seeds=seeds, command=command,
+                           data_files=experiment.source.files(), corpus_info=experiment.corpus.info,
+                           inputs_info=experiment.inputs.info, slurm_job=slurm_job())
+        for seed in seeds:
+            if str(seed) in directory.seeds:
+                continue
+            out_dir = directory.seed_dir(seed, several=len(seeds) > 1)
+            checkpoint = latest_checkpoint(out_dir) if resume else None
+            if resume:
+                log.info("seed %d: resuming from %s", seed, checkpoint or "the start (no checkpoint was written)")
+            metrics = experiment.train_seed(seed, out_dir, resume_from=checkpoint,
+                                            restart=resume and checkpoint is None)
+            if rank_zero:
+                directory.add_seed(seed, metrics, experiment.warnings)
+    except (KeyboardInterrupt, SystemExit) as stop:
         if rank_zero:
-            directory.add_seed(seed, metrics)
-    return {"seeds": directory.seeds}
-
-
-def finished_seeds(run_dir: Path) -> dict[str, dict[str, float]]:
-    import json
-
-    results = Path(run_dir) / "results.json"
-    if not results.is_file():
-        return {}
-    return {seed: {k: float("nan") if v is None else v for k, v in values.items()}
-            for seed, values in json.loads(results.read_text()).get("seeds", {}).items()}
+            directory.set_state("interrupted", error=f"stopped by Ctrl-C or a signal ({type(stop).__name__} {stop})")
+        raise
+    except BaseException as error:
+        if rank_zero:
+            directory.set_state("failed", error=str(error))
+        raise
+    if rank_zero:
+        directory.set_state("finished")
+    return {"seeds": directory.seeds, "summary": summarise(directory.seeds)}
 
 
 def _global_rank() -> int:

@@ -1,34 +1,79 @@
 """One run = one directory, written by rank 0, never overwritten.
 
-Layout: results.json (per-seed metrics + mean/std summary, rewritten
-atomically after each seed), manifest.json, predictions.jsonl (seed<N>/ when
-several seeds run), checkpoints/, metrics.csv.
+Layout: status.json (the run's state: running, finished, failed,
+interrupted), results.json (per-seed metrics + mean/std summary, rewritten
+after each seed), manifest.json, predictions.jsonl (seed<N>/ when several
+seeds run), checkpoints/, metrics.csv.
+
+A run claims its directory by creating status.json with O_CREAT|O_EXCL, so of
+two runs started into one directory exactly one proceeds, and a refused run
+writes nothing there. Our files are written to a temporary file, fsynced and
+renamed into place, with the permissions the umask gives (0644 usually).
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import socket
 import statistics
 import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-RESULT_FILES = ("results.json", "manifest.json", "predictions.jsonl", "metrics.csv", "checkpoints")
+STATUS_FILE = "status.json"
+RESULT_FILES = (STATUS_FILE, "results.json", "manifest.json", "predictions.jsonl", "metrics.csv", "checkpoints")
+STATES = ("running", "finished", "failed", "interrupted")
 
 
 class RunDirectoryExists(FileExistsError):
     pass
 
 
-def write_json_atomic(path: Path, payload: Any) -> None:
+class RunDirectoryUnusable(NotADirectoryError):
+    """The run directory path (or one of its parents) is a file."""
+
+
+def _file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _fsync_directory(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # not every platform opens directories
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_file_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a synced temporary file and a rename: readers see old or new, never half."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as handle:
-        json.dump(payload, handle, indent=2, sort_keys=True, default=_jsonable)
-        handle.write("\n")
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fchmod(handle.fileno(), _file_mode())  # mkstemp creates 0600
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_directory(path.parent)
+
+
+def write_json_atomic(path: Path, payload: Any) -> None:
+    write_file_atomic(path, json.dumps(payload, indent=2, sort_keys=True, default=_jsonable) + "\n")
 
 
 def _jsonable(value: Any) -> Any:
@@ -40,7 +85,7 @@ def _jsonable(value: Any) -> Any:
 
 
 def _clean(value: float) -> float | None:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+    return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else value
 
 
 def summarise(seeds: dict[str, dict[str, float]]) -> dict[str, dict[str, float | int | None]]:
@@ -57,27 +102,86 @@ def summarise(seeds: dict[str, dict[str, float]]) -> dict[str, dict[str, float |
     return summary
 
 
+def read_state(path: Path | str) -> str | None:
+    """The recorded state of the run in ``path``, or None for a run written before states were recorded."""
+    try:
+        return json.loads((Path(path) / STATUS_FILE).read_text()).get("state")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
 class RunDirectory:
     def __init__(self, path: Path | str):
         self.path = Path(path)
         self.seeds: dict[str, dict[str, float]] = {}
+        self.warnings: dict[str, list[dict[str, Any]]] = {}
+        self._started: str | None = None
 
-    def claim(self) -> "RunDirectory":
-        """Refuse a directory that already holds an earlier run's results."""
+    def check_free(self) -> "RunDirectory":
+        """Refuse a path that is a file or a directory that already holds a run (before any work is done)."""
+        for path in (self.path, *self.path.parents):
+            if path.exists() and not path.is_dir():
+                raise RunDirectoryUnusable(f"{path} is a file; the run directory {self.path} must be a directory "
+                                           "(choose another hydra.run.dir)")
         taken = [name for name in RESULT_FILES if (self.path / name).exists()]
         if taken:
             raise RunDirectoryExists(
                 f"{self.path} already holds a run ({', '.join(taken)}); choose another hydra.run.dir "
                 f"— results are never overwritten"
             )
-        self.path.mkdir(parents=True, exist_ok=True)
         return self
+
+    def claim(self, records: dict[str, str] | None = None) -> "RunDirectory":
+        """Take the directory atomically; then write ``records`` (relative path -> text) into it."""
+        self.check_free()
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._started = _now()
+        try:
+            fd = os.open(self.path / STATUS_FILE, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+        except FileExistsError:
+            raise RunDirectoryExists(f"{self.path} was claimed by another run just now; choose another "
+                                     "hydra.run.dir — results are never overwritten") from None
+        with os.fdopen(fd, "w") as handle:
+            handle.write(json.dumps(self._status("running"), indent=2) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        for name, text in (records or {}).items():
+            write_file_atomic(self.path / name, text)
+        return self
+
+    def reopen(self) -> "RunDirectory":
+        """Take up an unfinished run of this directory again (resume): its start time, seeds and warnings."""
+        status = self.path / STATUS_FILE
+        self._started = (json.loads(status.read_text()).get("started") if status.is_file() else None) or _now()
+        results = self.path / "results.json"
+        payload = json.loads(results.read_text()) if results.is_file() else {}
+        self.seeds = {seed: {k: math.nan if v is None else v for k, v in values.items()}
+                      for seed, values in payload.get("seeds", {}).items()}
+        self.warnings = payload.get("warnings", {})
+        return self
+
+    def _status(self, state: str, **details: Any) -> dict[str, Any]:
+        return {"state": state, "started": self._started, "updated": _now(), "pid": os.getpid(),
+                "host": socket.gethostname(), **details}
+
+    def set_state(self, state: str, **details: Any) -> None:
+        if state not in STATES:
+            raise ValueError(f"unknown run state {state!r}; expected one of {STATES}")
+        write_json_atomic(self.path / STATUS_FILE, self._status(state, **details))
 
     def seed_dir(self, seed: int, several: bool) -> Path:
         return self.path / f"seed{seed}" if several else self.path
 
-    def add_seed(self, seed: int, metrics: dict[str, float], extra: dict[str, Any] | None = None) -> None:
+    def add_seed(self, seed: int, metrics: dict[str, float], warnings: list[dict[str, Any]] | None = None) -> None:
         self.seeds[str(seed)] = {k: float(v) for k, v in metrics.items()}
+        if warnings:
+            self.warnings[str(seed)] = list(warnings)
         payload = {"seeds": {k: {m: _clean(v) for m, v in vals.items()} for k, vals in self.seeds.items()},
-                   "summary": summarise(self.seeds), **(extra or {})}
+                   "summary": summarise(self.seeds)}
+        if self.warnings:
+            payload["warnings"] = self.warnings
         write_json_atomic(self.path / "results.json", payload)

@@ -24,7 +24,7 @@ class TrainerConfig(Configuration):
     limit_train_batches: float = Real(1.0, gt=0.0)
     limit_val_batches: float = Real(1.0, gt=0.0)
     log_every_n_steps: int = Param(10, ge=1)
-    progress_bar: bool | None = Param(None, description="null = on in an interactive terminal, off in CI")
+    progress_bar: bool | None = Param(None, description="null = on in a terminal; off: one line per epoch")
     deterministic: bool = Param(False)
     save_checkpoints: bool = Param(True, description="keep the best checkpoint and last.ckpt (resume) under checkpoints/")
     checkpoint_every_n_steps: int = Param(0, ge=0, description="also write last.ckpt every N training batches "
@@ -59,6 +59,6 @@ class TrainerSettings(ParameterHolder):
     def show_progress(self) -> bool:
         if self.progress_bar is not None:
             return self.progress_bar
-        import sys
+        from pyhighlights.training.progress import interactive
 
-        return sys.stderr.isatty() and not os.environ.get("CI")
+        return interactive()

@@ -35,6 +35,19 @@ def test_planted_leak_is_removed_from_train_by_default() -> None:
     assert len(kept.train) == 17 and kept.info["leakage"]["removed"]["train"] == 0
 
 
+def test_a_text_starting_with_a_quote_is_one_document_per_line(tmp_path: Path) -> None:
+    root = copy_fixture(HOTEL, tmp_path)
+    path = root / "hotel_Location.train"
+    lines = path.read_text().splitlines()
+    label, text = lines[1].split("\t")
+    lines[1] = f'{label}\t" {text}'  # an unclosed quote, as tokenised reviews have
+    path.write_text("\n".join(lines) + "\n")
+    corpus = load_hotel(root, "location", remove_leakage=False)
+    assert len(corpus.train) == len(lines) - 1 == 17
+    assert corpus.train[0].tokens[:2] == ['"', text.split()[0]]
+    assert corpus.train[1].doc_id == "hotel_Location.train:3"
+
+
 @pytest.mark.parametrize("aspect, name", [("location", "Location"), ("Service", "Service"), (2, "Cleanliness"),
                                           ("1", "Service")])
 def test_aspects(aspect: object, name: str) -> None:

@@ -99,11 +99,11 @@ def test_wrong_field_count_and_missing_column(tmp_path: Path) -> None:
         load_r2a(tmp_path, "hotel", "Location")
 
 
-def test_quoted_fields_follow_csv_rules(tmp_path: Path) -> None:
+def test_quotes_are_characters_not_quoting(tmp_path: Path) -> None:
     write_r2a(tmp_path)
-    write_text(tmp_path / "hotel_Location.dev", [HEADER, 'x\t1\t"said "" great "" twice"'])
+    write_text(tmp_path / "hotel_Location.dev", [HEADER, 'x\t1\t"said "" great', 'x\t0\tnext " line'])
     corpus = load_r2a(tmp_path, "hotel", "Location")
-    assert corpus.validation[0].tokens == ["said", '"', "great", '"', "twice"]
+    assert [d.tokens for d in corpus.validation] == [['"said', '""', "great"], ["next", '"', "line"]]
 
 
 def test_missing_files_list_names_and_aspects(tmp_path: Path) -> None:

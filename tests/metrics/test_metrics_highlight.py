@@ -26,19 +26,29 @@ def test_micro_hand_counts(hand_batch):
 
 
 def test_macro_hand_counts(hand_batch):
-    # Per document (from the counts above):
-    #   doc0: P 2/3, R 2/3, F1 4/6        doc1: P 1, R 1, F1 1
-    #   doc2: skipped (not annotated)      doc3: P undefined (skipped), R 0, F1 0
+    # Per document (from the counts above), ERASER's conventions:
+    #   doc0: P 2/3, R 2/3, F1 2/3        doc1: P 1, R 1, F1 1
+    #   doc2: skipped (not annotated)      doc3: nothing selected -> P 0, R 0, F1 0, still counted
     out = highlight_macro_scores(hand_batch["selection"], hand_batch["highlights"], hand_batch["word_mask"])
     expected = {
-        "macro_precision": (2 / 3 + 1) / 2,
+        "macro_precision": (2 / 3 + 1 + 0) / 3,
         "macro_recall": (2 / 3 + 1 + 0) / 3,
         "macro_f1": (2 / 3 + 1 + 0) / 3,
     }
     assert_close_dict(out, expected)
 
 
-def test_empty_selection_gives_nan_precision_not_zero():
+def test_empty_selection_has_macro_precision_zero_and_counts():
+    # ERASER's instance_macro: doc0 selects nothing -> P 0, R 0, F1 0 and is averaged in;
+    # doc1 selects 1 of its 2 highlighted words -> P 1, R 1/2, F1 2/3.
+    # Skipping doc0's undefined precision instead would give macro P = 1.
+    selection = torch.tensor([[0, 0, 0, 0], [0, 1, 0, 0]])
+    highlights = torch.tensor([[0, 1, 1, 0], [1, 1, 0, 0]])
+    out = highlight_macro_scores(selection, highlights, torch.ones(2, 4))
+    assert_close_dict(out, {"macro_precision": 0.5, "macro_recall": 0.25, "macro_f1": 1 / 3})
+
+
+def test_empty_selection_micro_precision_is_nan_macro_is_zero():
     selection = torch.zeros(2, 3, dtype=torch.long)
     highlights = torch.tensor([[1, 0, -1], [0, 1, 1]])
     word_mask = torch.ones(2, 3)
@@ -46,8 +56,7 @@ def test_empty_selection_gives_nan_precision_not_zero():
     assert math.isnan(micro["precision"])
     assert micro["recall"] == 0 and micro["f1"] == 0 and micro["iou"] == 0
     macro = highlight_macro_scores(selection, highlights, word_mask)
-    assert math.isnan(macro["macro_precision"])
-    assert macro["macro_recall"] == 0 and macro["macro_f1"] == 0
+    assert macro["macro_precision"] == 0 and macro["macro_recall"] == 0 and macro["macro_f1"] == 0
 
 
 @pytest.mark.filterwarnings("ignore:The ``compute`` method")
@@ -62,8 +71,8 @@ def test_nothing_annotated_is_all_nan():
         assert all(math.isnan(v) for v in out.values()), out
 
 
-def test_macro_f1_skips_documents_with_nothing_selected_nor_highlighted():
-    # doc0: annotated, no highlight, no selection -> P, R, F1 all undefined (skipped)
+def test_macro_skips_documents_with_nothing_selected_nor_highlighted():
+    # doc0: annotated, no highlight, no selection -> not a document ERASER scores
     # doc1: tp 1, fp 1, fn 0 -> P 1/2, R 1, F1 2/3
     selection = torch.tensor([[0, 0], [1, 1]])
     highlights = torch.tensor([[0, 0], [1, 0]])
@@ -83,12 +92,12 @@ def _numpy_reference(documents):
         gold = document["highlights"][scored] == 1
         d_tp, d_fp, d_fn = int(np.sum(sel & gold)), int(np.sum(sel & ~gold)), int(np.sum(~sel & gold))
         tp, fp, fn = tp + d_tp, fp + d_fp, fn + d_fn
-        if d_tp + d_fp:
-            precisions.append(d_tp / (d_tp + d_fp))
-        if d_tp + d_fn:
-            recalls.append(d_tp / (d_tp + d_fn))
-        if d_tp + d_fp + d_fn:
-            f1s.append(2 * d_tp / (2 * d_tp + d_fp + d_fn))
+        if d_tp + d_fp + d_fn:  # ERASER: 0 for a zero denominator, F1 0 when P or R is 0
+            p = d_tp / (d_tp + d_fp) if d_tp + d_fp else 0.0
+            r = d_tp / (d_tp + d_fn) if d_tp + d_fn else 0.0
+            precisions.append(p)
+            recalls.append(r)
+            f1s.append(2 * p * r / (p + r) if p and r else 0.0)
     micro = {
         "precision": tp / (tp + fp),
         "recall": tp / (tp + fn),
