@@ -39,7 +39,7 @@ def train(*args: str, kill_at: tuple[int, int] | None = None) -> subprocess.Comp
 
 
 def overrides(data_dir, model):
-    extra = ["model.pretrain_epochs=1", "model.decay=0.1", "model.lr=0.01"] if model == "grat" else []
+    extra = ["model.pretrain_epochs=1", "model.decay=0.1", "model.lr=0.001"] if model == "grat" else []
     return tiny_overrides(data_dir, f"model={model}", "trainer.max_epochs=4", "trainer.limit_train_batches=6",
                           "trainer.limit_val_batches=2", "trainer.checkpoint_every_n_steps=2",
                           "trainer.log_every_n_steps=2", *extra)

@@ -49,7 +49,7 @@ def outputs(run_dir):
 def test_resume_equals_uninterrupted(tiny_beer_dir, tmp_path, model, every, kill_batch):
     extra = [f"model={model}", f"trainer.checkpoint_every_n_steps={every}"]
     if model == "grat":
-        extra += ["model.pretrain_epochs=1", "model.decay=0.1", "model.lr=0.01"]
+        extra += ["model.pretrain_epochs=1", "model.decay=0.1", "model.lr=0.001"]
     straight_dir, resumed_dir = tmp_path / "straight", tmp_path / "resumed"
     straight = experiment(tiny_beer_dir, *extra).train_seed(0, straight_dir)
 
