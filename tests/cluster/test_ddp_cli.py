@@ -38,4 +38,5 @@ def test_ddp_spawn_run_keeps_the_history_and_predicts_each_test_document_once(ti
     ids = [json.loads(line)["id"] for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
     assert sorted(ids) == expected
     assert sorted(os.listdir(run_dir)) == sorted(
-        [".hydra", "checkpoints", "manifest.json", "metrics.csv", "predictions.jsonl", "results.json", "train.log"])
+        [".hydra", "checkpoints", "manifest.json", "metrics.csv", "predictions.jsonl", "results.json", "status.json",
+         "train.log"])
