@@ -12,13 +12,15 @@ register("predictor", "mlp", predictors.MLPPredictorConfig, predictors.MLPPredic
 
 register("loss", "cross_entropy", losses.CrossEntropyConfig, losses.CrossEntropyTerm)
 register("loss", "sparsity", losses.SparsityConfig, losses.SparsityTerm)
-register("loss", "continuity", losses.WeightOnly, losses.ContinuityTerm)
-register("loss", "guide", losses.WeightOnly, losses.GuideTerm)
+register("loss", "continuity", losses.PaddingConfig, losses.ContinuityTerm)
+register("loss", "guide", losses.GuideConfig, losses.GuideTerm)
 register("loss", "jsd", losses.JSDConfig, losses.JSDTerm)
+register("loss", "match", losses.JSDConfig, losses.MixtureMatchTerm)
 
 from pyhighlights.components import guiders  # noqa: E402
 
-register("guider", "attention", guiders.AttentionGuiderConfig, guiders.AttentionGuider)
+register("guider", "reference", guiders.ReferenceGuiderConfig, guiders.ReferenceGuider)
+register("guider", "additive", guiders.AdditiveGuiderConfig, guiders.AdditiveGuider)
 
 from pyhighlights.components import embeddings  # noqa: E402
 

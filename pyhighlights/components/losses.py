@@ -7,6 +7,7 @@ output dictionary, so a model only has to produce the named tensors.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 import torch
 import torch.nn.functional as F
@@ -55,23 +56,55 @@ def continuity(mask: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
     return jumps.sum() / pairs.sum().clamp(min=1)
 
 
-class SparsityConfig(WeightOnly):
+# How padding enters the sparsity and continuity terms. "excluded": only real words count.
+# "counted": the selector's raw sample, padding included, over the padded width of the batch -- the
+# selected count over the real-word count, and the mean jump over all B x (W - 1) neighbours (the
+# arithmetic of the G-RAT reference code, model/model_st.py calculate_loss_).
+Padding = Literal["excluded", "counted"]
+
+
+def padded_selection_rate(raw_mask: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
+    """Selected positions (padding included) / real words."""
+    return raw_mask.sum() / word_mask.sum().clamp(min=1)
+
+
+def padded_continuity(raw_mask: torch.Tensor) -> torch.Tensor:
+    """Mean |m_t - m_{t-1}| over every neighbouring pair of the padded width."""
+    return (raw_mask[:, 1:] - raw_mask[:, :-1]).abs().mean()
+
+
+class PaddingConfig(WeightOnly):
+    padding: Padding = Param("excluded", description="excluded: real words only; counted: the raw selection over "
+                                                     "the padded width, as the G-RAT reference code")
+
+
+class SparsityConfig(PaddingConfig):
     target: float = Real(0.15, ge=0.0, le=1.0, description="target selection rate s")
 
 
 class SparsityTerm(LossTerm):
     """|selection rate - s| (Lei et al., 2016, as re-implemented by FR/G-RAT)."""
 
-    def __init__(self, *, weight: float = 1.0, target: float = 0.15):
+    def __init__(self, *, weight: float = 1.0, target: float = 0.15, padding: Padding = "excluded"):
         super().__init__(weight=weight)
-        self.target = target
+        self.target, self.padding = target, padding
 
     def value(self, outputs):
-        return (selection_rate(outputs["mask"], outputs["word_mask"]) - self.target).abs()
+        if self.padding == "counted":
+            rate = padded_selection_rate(outputs["raw_mask"], outputs["word_mask"])
+        else:
+            rate = selection_rate(outputs["mask"], outputs["word_mask"])
+        return (rate - self.target).abs()
 
 
 class ContinuityTerm(LossTerm):
+    def __init__(self, *, weight: float = 1.0, padding: Padding = "excluded"):
+        super().__init__(weight=weight)
+        self.padding = padding
+
     def value(self, outputs):
+        if self.padding == "counted":
+            return padded_continuity(outputs["raw_mask"])
         return continuity(outputs["mask"], outputs["word_mask"])
 
 
@@ -106,22 +139,34 @@ class LossSet:
         return total, parts
 
 
+class GuideConfig(WeightOnly):
+    logit: Literal["keep_column", "log_odds"] = Param(
+        "keep_column", description="keep_column: the selector's raw keep logit (column 1), as the G-RAT reference; "
+                                   "log_odds: logit_keep - logit_drop, i.e. BCE on p(keep)")
+    average: Literal["padded", "valid"] = Param(
+        "padded", description="padded: mean over the padded width, as the G-RAT reference; valid: real words only")
+
+
 class GuideTerm(LossTerm):
-    """BCEWithLogits(selection keep-logit, guide target), averaged over real words (G-RAT)."""
+    """BCEWithLogits(selector logit, guide target) per word, averaged (G-RAT, Hu and Yu 2024)."""
+
+    def __init__(self, *, weight: float = 1.0, logit: str = "keep_column", average: str = "padded"):
+        super().__init__(weight=weight)
+        self.logit, self.average = logit, average
 
     def value(self, outputs):
+        logit = outputs["selector_logits"][..., 1] if self.logit == "keep_column" else outputs["keep_logit"]
+        per_word = F.binary_cross_entropy_with_logits(logit, outputs["guide_target"], reduction="none")
+        if self.average == "padded":
+            return per_word.mean()
         word_mask = outputs["word_mask"]
-        per_word = F.binary_cross_entropy_with_logits(outputs["keep_logit"], outputs["guide_target"], reduction="none")
         return (per_word * word_mask).sum() / word_mask.sum().clamp(min=1)
 
 
 def jensen_shannon(p: torch.Tensor, q: torch.Tensor, eps: float = 1e-12) -> torch.Tensor:
-    """Jensen-Shannon divergence per row (natural log): ½[KL(P‖M) + KL(Q‖M)], M = (P+Q)/2.
+    """Jensen-Shannon divergence per row (Lin, 1991; natural log): ½[KL(P‖M) + KL(Q‖M)], M = (P+Q)/2.
 
-    DESIGN.md writes the terms as KL(M‖P), KL(M‖Q), which is the argument order
-    of ``F.kl_div(log M, P)``; that call computes KL(P‖M), the divergence
-    defined by Lin (1991) and used by G-RAT, so that is what we compute. It is
-    bounded by log 2 and finite even where P or Q has zeros.
+    Bounded by log 2 and finite even where P or Q has zeros.
     """
     m = 0.5 * (p + q)
     log_m = m.clamp(min=eps).log()
@@ -130,13 +175,25 @@ def jensen_shannon(p: torch.Tensor, q: torch.Tensor, eps: float = 1e-12) -> torc
     return 0.5 * (kl_pm + kl_qm)
 
 
+def mixture_to_both(log_p: torch.Tensor, log_q: torch.Tensor) -> torch.Tensor:
+    """½[KL(M‖P) + KL(M‖Q)] per row, M = (P+Q)/2: G-RAT's match term as its reference code computes it.
+
+    The reference (model/common/modules.py) calls ``kl_div(log_softmax(x), M)``, which is KL(M‖softmax(x)).
+    Unlike the Jensen-Shannon divergence it is unbounded, and where P and Q disagree its gradient is
+    much larger.
+    """
+    m = 0.5 * (log_p.exp() + log_q.exp())
+    log_m = torch.log(m)
+    return 0.5 * ((m * (log_m - log_p)).sum(-1) + (m * (log_m - log_q)).sum(-1))
+
+
 class JSDConfig(WeightOnly):
     logits: str = Param("logits", description="the distribution pulled toward the reference")
     reference: str = Param("guider_logits", description="the reference distribution (detached)")
 
 
 class JSDTerm(LossTerm):
-    """JSD(softmax(logits), softmax(reference).detach()), averaged over the batch."""
+    """Textbook JSD(softmax(logits), softmax(reference).detach()), averaged over the batch."""
 
     def __init__(self, *, weight: float = 1.0, logits: str = "logits", reference: str = "guider_logits"):
         super().__init__(weight=weight)
@@ -146,6 +203,18 @@ class JSDTerm(LossTerm):
         p = torch.softmax(outputs[self.logits], dim=-1)
         q = torch.softmax(outputs[self.reference].detach(), dim=-1)
         return jensen_shannon(p, q).mean()
+
+
+class MixtureMatchTerm(JSDTerm):
+    """½[KL(M‖P) + KL(M‖Q)] with P from ``logits``, Q from ``reference`` (detached), averaged over the batch.
+
+    G-RAT's match term as its reference code computes it (the default of ``model=grat``).
+    """
+
+    def value(self, outputs):
+        log_p = torch.log_softmax(outputs[self.logits], dim=-1)
+        log_q = torch.log_softmax(outputs[self.reference].detach(), dim=-1)
+        return mixture_to_both(log_p, log_q).mean()
 
 
 class KLConfig(WeightOnly):

@@ -19,6 +19,7 @@ from pyhighlights.registry import Configuration, Param, Real
 class Selection:
     logits: torch.Tensor  # [B, W, 2]
     mask: torch.Tensor  # [B, W] in {0, 1}, float, carries straight-through gradients in training
+    raw_mask: torch.Tensor | None = None  # the sample before padding is removed (None: same as mask)
 
     @property
     def keep_logit(self) -> torch.Tensor:
@@ -60,8 +61,8 @@ class GumbelSelector(Selector):
 
     def forward(self, word_states, word_mask):
         logits = self.scorer(self.dropout(word_states))
-        mask = hard_gumbel_mask(logits, self.temperature) if self.training else deterministic_mask(logits)
-        return Selection(logits=logits, mask=mask * word_mask.to(mask.dtype))
+        raw = hard_gumbel_mask(logits, self.temperature) if self.training else deterministic_mask(logits)
+        return Selection(logits=logits, mask=raw * word_mask.to(raw.dtype), raw_mask=raw)
 
 
 class RandomSelectorConfig(Configuration):

@@ -51,6 +51,7 @@ def load_hotel(
     seed: int = 0,
     skip_malformed: bool = False,
     remove_leakage: bool | None = True,
+    truncate_test: bool = True,
 ) -> Corpus:
     """Read one aspect of the R2A hotel corpus; the corpus is named ``hotel/<Aspect>``.
 
@@ -71,6 +72,7 @@ def load_hotel(
         seed=seed,
         skip_malformed=skip_malformed,
         remove_leakage=remove_leakage,
+        truncate_test=truncate_test,
     )
     corpus.info["annotated_test_expected"] = HOTEL_ANNOTATED_TEST_SIZE
     return corpus

@@ -99,8 +99,12 @@ def assemble_corpus(
     seed: int,
     info: dict,
     remove_leakage: bool | None = None,
+    truncate_test: bool = True,
 ) -> Corpus:
     """Finish the three splits the same way for every loader and record it.
+
+    ``truncate_test=False`` keeps the test documents whole (the G-RAT
+    reference scores the annotated Hotel reviews untruncated).
 
     Only the training split is balanced; evaluation splits keep the label
     distribution the corpus has. ``info`` (the loader's own keys) is extended
@@ -119,13 +123,20 @@ def assemble_corpus(
     common = {"max_length": max_length, "num_classes": len(label_names)}
     splits = {}
     for split in ("train", "validation", "test"):
+        # The annotated test set may be kept whole (G-RAT's reference does not truncate it).
+        length = (_longest(documents[split], max_length) if split == "test" and not truncate_test else max_length)
         try:
-            splits[split] = finish_split(
-                documents[split], counts[split], balance=balance and split == "train", seed=seed, **common)
+            splits[split] = finish_split(documents[split], counts[split], balance=balance and split == "train",
+                                         seed=seed, **{**common, "max_length": length})
         except UnbalanceableSplit as error:
             raise CorpusFormatError(split_file(info, split), None, f"{split} split: {error}") from None
-    info = {**info, "max_length": max_length, "balance": balance, "seed": seed, "splits": counts}
+    info = {**info, "max_length": max_length, "balance": balance, "seed": seed, "truncate_test": truncate_test,
+            "splits": counts}
     return Corpus(name, splits["train"], splits["validation"], splits["test"], list(label_names), info)
+
+
+def _longest(documents: list[Document], at_least: int) -> int:
+    return max([at_least] + [len(d.tokens) for d in documents])
 
 
 def split_file(info: dict, split: str) -> Path:

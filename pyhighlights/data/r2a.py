@@ -144,6 +144,7 @@ def load_r2a(
     skip_malformed: bool = False,
     label_names: list[str] | tuple[str, ...] = tuple(BINARY_LABEL_NAMES),
     remove_leakage: bool | None = None,
+    truncate_test: bool = True,
 ) -> Corpus:
     """Read one aspect of an R2A-layout corpus (``corpus="hotel"`` or ``"beer"``).
 
@@ -188,6 +189,7 @@ def load_r2a(
         seed=seed,
         info=info,
         remove_leakage=remove_leakage,
+        truncate_test=truncate_test,
     )
     logger.debug("loaded %s (R2A layout) aspect %s: %s", corpus, name, counts)
     return result

@@ -137,6 +137,8 @@ class FileCorpus(CorpusSource):
 
 class HotelConfig(FileCorpusCommon):
     aspect: str | int = Param("location", description="location|service|cleanliness or 0|1|2")
+    truncate_test: bool = Param(True, description="truncate the annotated test reviews to max_length too "
+                                                  "(false: score them whole, as the G-RAT reference)")
 
 
 class Hotel(FileCorpus):
@@ -161,7 +163,7 @@ class Hotel(FileCorpus):
     def load(self) -> Corpus:
         from pyhighlights.data.hotel import load_hotel
 
-        return load_hotel(self.directory(), self.aspect_name(), **self.options())
+        return load_hotel(self.directory(), self.aspect_name(), truncate_test=self.truncate_test, **self.options())
 
 
 class BeerR2AConfig(FileCorpusCommon):

@@ -82,8 +82,9 @@ class SPPModel(pl.LightningModule):
 
     def outputs(self, batch: Batch, selection: Selection, logits: torch.Tensor, **extra: torch.Tensor) -> dict[str, torch.Tensor]:
         word_mask = batch.word_mask.to(selection.mask.dtype)
+        raw_mask = selection.mask if selection.raw_mask is None else selection.raw_mask
         return {"logits": logits, "labels": batch.labels, "mask": selection.mask, "word_mask": word_mask,
-                "keep_logit": selection.keep_logit, "selector_logits": selection.logits, **extra}
+                "raw_mask": raw_mask, "keep_logit": selection.keep_logit, "selector_logits": selection.logits, **extra}
 
     def forward(self, batch: Batch) -> dict[str, torch.Tensor]:
         """Select, then predict from the selected words only."""

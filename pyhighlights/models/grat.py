@@ -1,11 +1,11 @@
 """G-RAT: guided rationalization (Hu and Yu, AAAI 2024).
 
 An attention guider, trained on the full input, supervises the selector: its
-(eval-mode) attention, folded onto words, is turned into a per-word target
-for the selector's keep-logit (BCE), and its class distribution is matched by
-the predictor (JSD). The two terms are annealed against each other: the guide
-term's weight is multiplied by f and the JSD term's by 1 - f, with
-f = max(1 - max(t - 1, 0) * decay, 0) over rationaliser steps t.
+(eval-mode) attention, folded onto words, becomes a per-word target for the
+selector's keep logit (BCE), and the predictor matches its class
+distribution. The two terms are annealed against each other: the guide term
+is scaled by f, the match term by 1 - f, f = max(1 - max(t - 1, 0) * decay, 0)
+over rationaliser steps t.
 
 One training step (two optimisers, manual optimisation):
 1. guider step on the full input (train mode: noisy attention, dropout);
@@ -13,22 +13,26 @@ One training step (two optimisers, manual optimisation):
 3. guider re-read in eval mode without gradients -> per-word targets;
 4. rationaliser step, from ``pretrain_epochs`` on; then t += 1.
 
-Departures from the reference implementation:
-- the guide target divides by the mean attention over the *valid* words of a
-  document, not over the padded width, so a target does not depend on the
-  longest document in its batch;
-- the BCE logit is the selector's log-odds of keeping a word
-  (logit_keep - logit_drop), i.e. BCE on p(keep);
-- JSD is the standard Jensen-Shannon divergence (see ``jensen_shannon``);
-- the step counter t is a registered buffer, so a resumed run continues the
-  annealing schedule exactly.
+Defaults compute what the reference code (github.com/shuaibo919/g-rat) computes.
+Our options, each a named setting, and why one might want them:
+- ``match_term=jsd`` (``losses.match.name=jsd``): the textbook Jensen-Shannon divergence instead of the reference's ½[KL(M‖P)+KL(M‖Q)]; bounded by log 2.
+- ``guide_target_mean=valid``: the target divides by the mean attention over a document's words, not the padded width, so it does not depend on the longest document in the batch.
+- ``losses.guide.average=valid``, ``losses.guide.logit=log_odds``: BCE over real words only, on log p(keep)/p(drop), so padding and the drop logit's offset do not enter.
+- ``losses.sparsity.padding=excluded``, ``losses.continuity.padding=excluded``: sparsity and continuity over real words only, so padded positions cannot satisfy the sparsity target.
+- ``predictor_pool=kept``: the predictor max-pools over kept words only, so unselected words cannot reach it through the recurrent states.
+- ``guider.name=additive``: our smaller additive-attention guider.
+- ``shared_norm=false``, ``encoder_dropout=null``: no shared LayerNorm, the backbone's own dropout (the rest of the family's encoders).
+The step counter t is a registered buffer, so a resumed run continues the
+annealing schedule exactly (the reference does not checkpoint it).
 """
 from __future__ import annotations
 
-from typing import ClassVar
+from functools import partial
+from typing import ClassVar, Literal
 
 import torch
 from cinnamon.registry import RegistrationKey
+from torch import nn
 
 from pyhighlights.components.losses import LossSet
 from pyhighlights.components.words import tokens_to_words_sum
@@ -42,35 +46,61 @@ def annealing_factor(steps_taken: int, decay: float) -> float:
     return max(1.0 - max(steps_taken - 1, 0) * decay, 0.0)
 
 
-def guide_target(word_attention: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
-    """min(a_i / (mean_valid(a) + 1/(1+n)), 1) over the n valid words; 0 on padding."""
+def guide_target(word_attention: torch.Tensor, word_mask: torch.Tensor, mean: str = "padded") -> torch.Tensor:
+    """min(a_i / (mean(a) + 1/(1+n)), 1) over the n valid words; 0 on padding.
+
+    ``mean="padded"``: mean over the padded width W of the batch, with the
+    reference's 1e-8 in the denominator (model/common/modules.py,
+    get_expand_token_scores); ``"valid"``: mean over the document's n words.
+    """
     mask = word_mask.to(word_attention.dtype)
     n = mask.sum(dim=1, keepdim=True)
-    mean = (word_attention * mask).sum(dim=1, keepdim=True) / n.clamp(min=1)
-    return torch.clamp(word_attention / (mean + 1.0 / (1.0 + n)), max=1.0) * mask
+    if mean == "padded":
+        denominator = 1e-8 + word_attention.mean(dim=1, keepdim=True) + 1.0 / (1.0 + n)
+    else:
+        denominator = (word_attention * mask).sum(dim=1, keepdim=True) / n.clamp(min=1) + 1.0 / (1.0 + n)
+    return torch.clamp(word_attention / denominator, max=1.0) * mask
 
 
 class GRATConfig(RNPConfig):
-    guider: RegistrationKey = Param(key("guider", "attention"))
+    #: A model field counting epochs in which the rationaliser does not train (checked against trainer.max_epochs).
+    warmup_field: ClassVar[str] = "pretrain_epochs"
+    guider: RegistrationKey = Param(key("guider", "reference"))
     guider_losses: dict[str, RegistrationKey] = Param({"guider_task": key("loss", "cross_entropy")})
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
-         "continuity": key("loss", "continuity"), "guide": key("loss", "guide"), "jsd": key("loss", "jsd")})
-    guider_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False, description="guider learning rate; null = lr")
-    pretrain_epochs: int = Param(10, ge=0, description="epochs in which only the guider trains")
-    decay: float = Real(1e-5, ge=0.0, description="annealing decay per rationaliser step")
+         "continuity": key("loss", "continuity"), "guide": key("loss", "guide"), "match": key("loss", "match")})
+    guider_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False, description="guider learning rate; null = lr "
+                                                                                   "(reference: one lr, run_guide.py)")
+    pretrain_epochs: int = Param(10, ge=0, description="epochs in which only the guider trains "
+                                                       "(reference: run_guide.py pre_train = epoch >= 10)")
+    decay: float = Real(1e-4, ge=0.0, description="annealing decay per rationaliser step "
+                                                  "(reference: run_guide.py --guide_decay default)")
     guide_term: str = Param("guide", description="loss term scaled by f")
-    match_term: str = Param("jsd", description="loss term scaled by 1 - f")
+    match_term: str = Param("match", description="loss term scaled by 1 - f")
+    guide_target_mean: Literal["padded", "valid"] = Param(
+        "padded", description="mean attention of the guide target over the padded width (reference) or valid words")
+    predictor_pool: Literal["valid", "kept"] = Param(
+        "valid", description="predictor max-pool over all valid words (reference) or only the kept ones")
+    shared_norm: bool = Param(True, description="one LayerNorm on the selector's and predictor's encoder states "
+                                                "(reference: model/model_st.py layer_norm)")
+    encoder_dropout: float | None = Param(0.0, ge=0.0, lt=1.0, description="dropout of the encoders' embeddings and "
+                                          "states (reference: none, only before the heads); null = backbone.dropout")
     separate_predictor_encoder: bool = Param(True, description="G-RAT needs its own predictor encoder")
+    # Loss weights and s: script/beer/guide/a0.sh (the paper's Beer appearance setting); the corpus presets and
+    # experiment configs set the other aspects'. Padding counted, dropout 0.2 before the heads: model/model_st.py.
     child_defaults: ClassVar[dict] = {
-        "losses.sparsity": {"weight": 10.0, "target": 0.15}, "losses.continuity": {"weight": 10.0},
-        "losses.guide": {"weight": 10.0}, "losses.jsd": {"weight": 1.5},
+        "losses.sparsity": {"weight": 10.0, "target": 0.15, "padding": "counted"},
+        "losses.continuity": {"weight": 10.0, "padding": "counted"},
+        "losses.guide": {"weight": 10.0}, "losses.match": {"weight": 1.5},
         "guider_losses.guider_task": {"logits": "guider_logits"},
+        "selector": {"dropout": 0.2},
     }
 
     @classmethod
     def default(cls):
-        config = cls(lr=1e-4)
+        # lr: script/beer/guide/a0.sh; weight decay: run_guide.py --weight_decay (both optimisers)
+        config = cls(lr=1e-4, weight_decay=2e-6)
         config.add_condition(lambda c: c.separate_predictor_encoder,
                              name="separate_predictor_encoder: G-RAT refuses a predictor that shares the "
                                   "selector's encoder; set it to true")
@@ -80,12 +110,20 @@ class GRATConfig(RNPConfig):
         return config
 
 
+def _with_dropout(factory, dropout: float | None):
+    """The backbone factory with ``dropout`` overridden, for backbones that have that parameter."""
+    if dropout is None or "dropout" not in getattr(factory, "spec", {}):
+        return factory
+    return partial(factory, dropout=dropout)
+
+
 class GRAT(RNP):
-    def __init__(self, *, guider, guider_losses, guider_lr=None, pretrain_epochs=10, decay=1e-5, guide_term="guide",
-                 match_term="jsd", separate_predictor_encoder=True, **rnp):
-        super().__init__(**rnp)
+    def __init__(self, *, guider, guider_losses, guider_lr=None, pretrain_epochs=10, decay=1e-4, guide_term="guide",
+                 match_term="match", guide_target_mean="padded", predictor_pool="valid", shared_norm=True,
+                 encoder_dropout=0.0, separate_predictor_encoder=True, backbone_factory, **rnp):
         if not separate_predictor_encoder:
             raise ValueError("model.separate_predictor_encoder: G-RAT needs a separate predictor backbone")
+        super().__init__(backbone_factory=_with_dropout(backbone_factory, encoder_dropout), **rnp)
         self.automatic_optimization = False
         self.guider = self.build_part("guider", guider, "model.guider", encoder=self.make_backbone(),
                                       num_classes=self.num_classes)
@@ -95,12 +133,24 @@ class GRAT(RNP):
         self.guider_lr = guider_lr or self.lr
         self.pretrain_epochs, self.decay = pretrain_epochs, decay
         self.guide_term, self.match_term = guide_term, match_term
+        self.guide_target_mean, self.predictor_pool = guide_target_mean, predictor_pool
+        self.norm = nn.LayerNorm(self.selector_encoder.output_size) if shared_norm else nn.Identity()
         self.first_scored_epoch = pretrain_epochs
         self.register_buffer("rationaliser_steps", torch.zeros((), dtype=torch.long))
 
     # --- parts ----------------------------------------------------------------------
     def rationaliser_modules(self):
-        return [self.selector_encoder, self.selector, self.predictor_encoder, self.predictor]
+        return [self.selector_encoder, self.selector, self.predictor_encoder, self.predictor, self.norm]
+
+    def select(self, batch):
+        states, _ = self.encode_words(self.selector_encoder, batch)
+        return self.selector(self.word_states(self.norm(states), batch), batch.word_mask)
+
+    def predict(self, batch, keep_words):
+        states, pool_mask = self.encode_words(self.predictor_encoder, batch, keep_words)
+        if self.predictor_pool == "valid":
+            pool_mask = batch.attention_mask
+        return self.predictor(self.pool(self.norm(states), pool_mask))
 
     def configure_optimizers(self):
         return [self.make_optimizer([self.guider], lr=self.guider_lr), self.make_optimizer(self.rationaliser_modules())]
@@ -123,7 +173,7 @@ class GRAT(RNP):
             read = self.guider(batch.input_ids, batch.attention_mask)
         self.guider.train(was_training)
         words = tokens_to_words_sum(read.attention, batch.word_ids, batch.word_mask.shape[1])
-        return guide_target(words, batch.word_mask), read.logits
+        return guide_target(words, batch.word_mask, self.guide_target_mean), read.logits
 
     def forward(self, batch):
         selection = self.select(batch)

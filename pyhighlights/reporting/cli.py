@@ -22,6 +22,11 @@ def parser() -> argparse.ArgumentParser:
                    help="evaluation folder merged into each training run's row, or 'none' (default: %(default)s)")
     p.add_argument("--digits", type=int, default=3, help="decimals shown (default: %(default)s)")
     p.add_argument("--output", help="also write the table to this file")
+    p.add_argument("--html", action="store_true",
+                   help="also write OUT_DIR/highlights.html: the runs' highlights, document by document")
+    p.add_argument("--plots", action="store_true",
+                   help="also write OUT_DIR/sparsity_f1.png: the sparsity–F1 trade-off, mean ± std over seeds")
+    p.add_argument("--out-dir", default=".", help="folder for --html and --plots (default: %(default)s)")
     return p
 
 
@@ -51,4 +56,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.output:
         with open(args.output, "w") as handle:
             handle.write(text)
+    return _figures(args, sets)
+
+
+def _figures(args: argparse.Namespace, sets) -> int:
+    from pathlib import Path
+
+    try:
+        if args.plots:
+            from pyhighlights.plots import plot_tradeoff
+
+            print(f"wrote {plot_tradeoff(sets, Path(args.out_dir) / 'sparsity_f1.png', args.split)}")
+        if args.html:
+            from pyhighlights.viewer.cli import write_viewer
+
+            print(f"wrote {write_viewer(args.paths, Path(args.out_dir) / 'highlights.html')}")
+    except (FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return 0

@@ -36,6 +36,69 @@ class WarmupAwareEarlyStopping(_SkipsWarmup, EarlyStopping):
     """Early stopping whose patience counts from ``first_scored_epoch``."""
 
 
+class BandSelection:
+    """The G-RAT reference's model-selection rule (run_guide.py), epoch by epoch.
+
+    An epoch is kept when its dev accuracy beats the previous scored epoch's
+    (the first one must beat ``floor``) and its dev selection rate lies strictly
+    inside (s - band, s + band). The comparison is with the previous epoch,
+    not the best so far, so a later kept epoch replaces an earlier, better one.
+    """
+
+    def __init__(self, target: float, band: float = 0.035, floor: float = 0.8):
+        self.target, self.band = target, band
+        self.previous = floor
+
+    def keep(self, accuracy: float, rate: float) -> bool:
+        kept = accuracy > self.previous and self.target - self.band < rate < self.target + self.band
+        self.previous = accuracy
+        return kept
+
+
+class BandSelectionCheckpoint(ModelCheckpoint):
+    """Keeps one checkpoint: the last epoch :class:`BandSelection` kept (guider-only epochs ignored).
+
+    The reference measures accuracy as the macro-averaged per-class accuracy
+    (``val/balanced_accuracy`` here) and the rate as the mean per-document
+    selection rate (``val/sparsity_per_document``).
+    """
+
+    def __init__(self, *, dirpath, target: float, band: float = 0.035, floor: float = 0.8,
+                 accuracy: str = "val/balanced_accuracy", rate: str = "val/sparsity_per_document"):
+        super().__init__(dirpath=dirpath, filename="best-{epoch}", monitor=None, save_top_k=1)
+        self.rule = BandSelection(target, band, floor)
+        self.accuracy_key, self.rate_key = accuracy, rate
+        self.kept_epochs: list[int] = []
+
+    def on_validation_end(self, trainer, pl_module):
+        if trainer.sanity_checking or _warming_up(trainer, pl_module):
+            return
+        metrics = trainer.callback_metrics
+        missing = [k for k in (self.accuracy_key, self.rate_key) if k not in metrics]
+        if missing:
+            raise KeyError(f"trainer.selection: the model logs no {missing}; logged: {sorted(metrics)}")
+        if not self.rule.keep(float(metrics[self.accuracy_key]), float(metrics[self.rate_key])):
+            return
+        previous = self.best_model_path
+        path = str(Path(self.dirpath) / f"best-epoch={trainer.current_epoch}.ckpt")
+        self._save_checkpoint(trainer, path)
+        self.best_model_path = path
+        self.kept_epochs.append(trainer.current_epoch)
+        if previous and previous != path:
+            self._remove_checkpoint(trainer, previous)
+
+    def on_train_epoch_end(self, trainer, pl_module):
+        pass  # decisions are taken after validation only
+
+    def state_dict(self):
+        return {**super().state_dict(), "previous_accuracy": self.rule.previous, "kept_epochs": self.kept_epochs}
+
+    def load_state_dict(self, state_dict):
+        super().load_state_dict(state_dict)
+        self.rule.previous = state_dict.get("previous_accuracy", self.rule.previous)
+        self.kept_epochs = list(state_dict.get("kept_epochs", []))
+
+
 def check_monitors(callbacks) -> None:
     """Refuse an early stop and a checkpoint that watch different quantities."""
     monitors = {type(c).__name__: c.monitor for c in callbacks if isinstance(c, (EarlyStopping, ModelCheckpoint))
@@ -45,11 +108,16 @@ def check_monitors(callbacks) -> None:
 
 
 class PredictionWriter(pl.Callback):
-    """Writes ``predictions.jsonl`` from all ranks' test predictions, on rank 0."""
+    """Writes ``predictions.jsonl`` from all ranks' test predictions, on rank 0.
 
-    def __init__(self, path: Path, doc_ids: list[str]):
+    With ``words``, each row also carries its document's words, so a run can be
+    read (e.g. by the HTML viewer) without reloading the corpus.
+    """
+
+    def __init__(self, path: Path, doc_ids: list[str], words: list[list[str]] | None = None):
         self.path = Path(path)
         self.doc_ids = doc_ids
+        self.words = words
 
     def on_test_epoch_end(self, trainer, pl_module):
         rows = list(pl_module.predictions)
@@ -62,5 +130,10 @@ class PredictionWriter(pl.Callback):
         from pyhighlights.training.rundir import write_file_atomic
 
         rows.sort(key=lambda row: row["sample"])
-        write_file_atomic(self.path, "".join(json.dumps({"id": self.doc_ids[row["sample"]], **row}) + "\n"
-                                             for row in rows))
+        lines = []
+        for row in rows:
+            record = {"id": self.doc_ids[row["sample"]], **row}
+            if self.words is not None:
+                record["words"] = self.words[row["sample"]]
+            lines.append(json.dumps(record) + "\n")
+        write_file_atomic(self.path, "".join(lines))

@@ -97,13 +97,16 @@ def train_models(models: Sequence[str], seeds: Sequence[int], out_dir: Path, ove
     """Train each model (all seeds in one run directory); return model -> run directory."""
     from pyhighlights.config.compose import compose_config
     from pyhighlights.training.run import resolve_specs, run
+    from pyhighlights.training.warmup import check_warmup
 
     out_dir = Path(out_dir)
     # Validate every model's configuration before training any: a typo fails in seconds, not hours.
     configs, specs = {}, {}
     for model in models:
         cfg = compose_config(model_overrides(model, seeds, overrides, quick))
-        specs[model] = resolve_specs(cfg).as_dict()
+        resolved = resolve_specs(cfg)
+        check_warmup(resolved.model, resolved.trainer)
+        specs[model] = resolved.as_dict()
         configs[model] = cfg
     run_dirs = {}
     for model in models:

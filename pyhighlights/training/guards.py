@@ -32,7 +32,7 @@ DIVERGENCE_FACTOR = 100.0
 
 
 class NonFiniteTraining(RuntimeError):
-    """Training produced a NaN or infinite loss or gradient."""
+    """Training produced a NaN or infinite loss or gradient, or testing a missing or non-finite metric."""
 
 
 def _nonfinite_names(values: dict[str, torch.Tensor]) -> list[str]:

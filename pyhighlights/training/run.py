@@ -18,8 +18,10 @@ from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
-from pyhighlights.training.callbacks import (PredictionWriter, WarmupAwareCheckpoint, WarmupAwareEarlyStopping,
-                                             check_monitors)
+from pyhighlights.plots import plot_run_safely
+from pyhighlights.plots.series import sparsity_target
+from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
+                                             WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
@@ -27,6 +29,7 @@ from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.progress import corpus_summary, progress_callback
 from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
 from pyhighlights.training.rundir import RunDirectory, summarise
+from pyhighlights.training.warmup import check_warmup
 
 log = logging.getLogger("pyhighlights")
 
@@ -98,9 +101,13 @@ class Experiment:
     def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
         s = self.settings
         callbacks: list[pl.Callback] = []
-        if s.save_checkpoints:
+        if s.save_checkpoints and s.selection == "accuracy_in_band":
+            callbacks.append(BandSelectionCheckpoint(dirpath=out_dir / "checkpoints", target=_band_centre(s, model),
+                                                     band=s.selection_band, floor=s.selection_floor))
+        elif s.save_checkpoints:
             callbacks.append(WarmupAwareCheckpoint(dirpath=out_dir / "checkpoints", filename="best-{epoch}",
                                                    monitor=s.monitor, mode=s.mode, save_top_k=1))
+        if s.save_checkpoints:
             callbacks.append(LastCheckpoint(out_dir / "checkpoints", every_n_steps=s.checkpoint_every_n_steps))
         if s.patience:
             callbacks.append(WarmupAwareEarlyStopping(monitor=s.monitor, mode=s.mode, patience=s.patience))
@@ -109,7 +116,8 @@ class Experiment:
         if callbacks:
             callbacks.append(MonitorCheck(s.monitor))
         callbacks += [NonFiniteGuard(out_dir, [d.doc_id for d in self.corpus.train]), DivergenceWatch()]
-        callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test]))
+        callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test],
+                                          words=[d.tokens for d in self.corpus.test]))
         callbacks.append(progress_callback(s.show_progress()))
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
@@ -164,12 +172,31 @@ REQUIRED_TEST_METRICS = ("test/accuracy", "test/highlight_f1")
 
 
 def check_test_metrics(metrics: dict[str, float], out_dir: Path) -> None:
+    """Refuse a test without the required metrics, or with a non-finite one or a non-finite loss.
+
+    Other metrics may be undefined for an honest reason (precision when nothing is selected);
+    they are reported as null and named in a warning.
+    """
     missing = [name for name in REQUIRED_TEST_METRICS if name not in metrics]
-    bad = [name for name, value in metrics.items() if name.startswith("test/") and not math.isfinite(value)]
+    bad = [name for name, value in metrics.items() if not math.isfinite(value)
+           and (name in REQUIRED_TEST_METRICS or name.startswith("test/loss"))]
     if missing or bad:
         raise NonFiniteTraining(f"{out_dir}: testing gave {'no ' + ', '.join(missing) if missing else ''}"
                                 f"{'; ' if missing and bad else ''}{'non-finite ' + ', '.join(bad) if bad else ''}; "
                                 "no results are reported for this run")
+    undefined = [name for name, value in metrics.items() if name.startswith("test/") and not math.isfinite(value)]
+    if undefined:
+        log.warning("warning: %s: %s undefined on this test set (reported as null)", out_dir, ", ".join(undefined))
+
+
+def _band_centre(settings, model) -> float:
+    if settings.selection_target is not None:
+        return settings.selection_target
+    term = getattr(model, "losses", None) and model.losses.terms.get("sparsity")
+    if term is None or not hasattr(term, "target"):
+        raise ConfigError("trainer.selection_target: required for selection=accuracy_in_band when the model has no "
+                          "sparsity loss term")
+    return term.target
 
 
 def _epoch_of(path: str | None) -> float:
@@ -197,6 +224,8 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     """
     specs = resolve_specs(cfg)
     build("trainer", specs.trainer).check_accelerator()
+    check_warmup(specs.model, specs.trainer)
+    log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     seeds = seeds_of(cfg)
     rank_zero = _global_rank() == 0
     directory = RunDirectory(run_dir)
@@ -228,6 +257,8 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
                                             restart=resume and checkpoint is None)
             if rank_zero:
                 directory.add_seed(seed, metrics, experiment.warnings)
+                # After the results are written: a plotting failure is only a warning.
+                plot_run_safely(out_dir, sparsity_target(specs.model))
     except (KeyboardInterrupt, SystemExit) as stop:
         if rank_zero:
             directory.set_state("interrupted", error=f"stopped by Ctrl-C or a signal ({type(stop).__name__} {stop})")

@@ -29,6 +29,16 @@ class TrainerConfig(Configuration):
     save_checkpoints: bool = Param(True, description="keep the best checkpoint and last.ckpt (resume) under checkpoints/")
     checkpoint_every_n_steps: int = Param(0, ge=0, description="also write last.ckpt every N training batches "
                                                              "within an epoch; 0 = at epoch ends only")
+    selection: Literal["monitor", "accuracy_in_band"] = Param(
+        "monitor", description="which checkpoint is tested: monitor = best `monitor`; accuracy_in_band = the G-RAT "
+                               "reference rule (dev accuracy beats the previous epoch's, dev selection rate within "
+                               "s +- selection_band)")
+    selection_band: float = Real(0.035, gt=0.0, description="half-width of the selection-rate band "
+                                                            "(reference: run_guide.py, 0.035)")
+    selection_floor: float = Real(0.8, ge=0.0, le=1.0, description="dev accuracy the first kept epoch must beat "
+                                                                    "(reference: run_guide.py --history_performance)")
+    selection_target: float | None = Param(None, ge=0.0, le=1.0, description="centre s of the band; null = the "
+                                                                               "target of the model's sparsity term")
 
 
 class TrainerSettings(ParameterHolder):

@@ -38,7 +38,10 @@ def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir,
     assert manifest["parameters"]["model"]["losses"]["sparsity"]["target"] == 0.15
     assert any(path.endswith("annotations.json") for path in manifest["data_files"])
     predictions = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
-    assert predictions and {"id", "label", "prediction", "selected", "highlight"} <= set(predictions[0])
+    assert predictions and {"id", "label", "prediction", "selected", "highlight", "words"} <= set(predictions[0])
+    assert all(max(row["selected"], default=-1) < len(row["words"]) for row in predictions)
+    for name in ("losses.png", "selection_rate.png", "validation.png", "highlight_positions.png"):
+        assert (run_dir / "plots" / name).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), name
     assert (run_dir / "metrics.csv").exists() and list((run_dir / "checkpoints").glob("*.ckpt"))
 
     before = (run_dir / "results.json").read_bytes()
@@ -56,7 +59,7 @@ def test_several_seeds_in_one_run(tiny_beer_dir, tmp_path):
     std = (sum((v - mean) ** 2 for v in values) / 1) ** 0.5  # sample standard deviation over 2 seeds
     assert results["summary"]["test/accuracy"]["mean"] == pytest.approx(mean)
     assert results["summary"]["test/accuracy"]["std"] == pytest.approx(std)
-    assert (run_dir / "seed1" / "predictions.jsonl").exists()
+    assert (run_dir / "seed1" / "predictions.jsonl").exists() and (run_dir / "seed1" / "plots" / "losses.png").exists()
 
 
 @pytest.mark.parametrize("override, message", [
@@ -85,4 +88,4 @@ def test_missing_corpus_names_the_files(tmp_path):
 
 def test_cfg_job_prints_every_parameter():
     result = train("--cfg", "job", "model=grat")
-    assert "pretrain_epochs: 10" in result.stdout and "noise_sigma: 1.0" in result.stdout
+    assert "pretrain_epochs: 2" in result.stdout and "noise_sigma: 1.0" in result.stdout  # the synthetic-corpus preset

@@ -37,6 +37,6 @@ def test_ddp_spawn_run_keeps_the_history_and_predicts_each_test_document_once(ti
     assert len(expected) % 2 == 1  # an odd count: a padding sampler would repeat one document
     ids = [json.loads(line)["id"] for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
     assert sorted(ids) == expected
-    assert sorted(os.listdir(run_dir)) == sorted(
-        [".hydra", "checkpoints", "manifest.json", "metrics.csv", "predictions.jsonl", "results.json", "status.json",
-         "train.log"])
+    written = set(os.listdir(run_dir))
+    assert {"checkpoints", "manifest.json", "metrics.csv", "predictions.jsonl", "results.json"} <= written
+    assert not {"lightning_logs", "version_0", "version_1", "seed0"} & written  # one directory, no per-rank copies

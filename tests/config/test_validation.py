@@ -9,8 +9,8 @@ from pyhighlights.config.resolve import ConfigError, schema, validate
 def test_schema_nests_children_with_model_specific_defaults():
     spec = schema("model", "grat")
     assert spec["selector"]["temperature"] == 1.0
-    assert spec["losses"]["sparsity"] == {"name": "sparsity", "weight": 10.0, "target": 0.15}
-    assert spec["losses"]["jsd"]["weight"] == 1.5
+    assert spec["losses"]["sparsity"] == {"name": "sparsity", "weight": 10.0, "target": 0.15, "padding": "counted"}
+    assert spec["losses"]["match"]["weight"] == 1.5
     assert spec["guider_losses"]["guider_task"]["logits"] == "guider_logits"
     # the generic loss default is untouched by the model's presets
     assert schema("loss", "sparsity")["weight"] == 1.0

@@ -48,7 +48,8 @@ def test_ddp_equals_single_process(tiny_beer_dir, tmp_path):
     original = selectors.hard_gumbel_mask
     cfg = compose_config(tiny_overrides(
         tiny_beer_dir, "model=grat", "model.pretrain_epochs=0", "model.lr=0.001", "model.decay=0.2",
-        "backbone.dropout=0", "model.predictor.dropout=0", "model.guider.dropout=0", "model.guider.noise_sigma=0",
+        "backbone.dropout=0", "model.selector.dropout=0", "model.predictor.dropout=0", "model.guider.dropout=0",
+        "model.guider.noise_sigma=0",
         "model.losses.sparsity.target=1.0"))
     experiment = Experiment(resolve_specs(cfg))
     try:

@@ -1,4 +1,4 @@
-"""G-RAT's formulas against numbers computed by hand."""
+"""G-RAT's formulas against numbers computed by hand (the reference parity ones: test_grat_parity.py)."""
 import math
 
 import pytest
@@ -16,20 +16,11 @@ def test_annealing_first_steps():
     assert annealing_factor(1000, decay) == 0.0  # clipped at zero
 
 
-def test_guide_target_hand_computed_with_padding():
-    attention = torch.tensor([[0.5, 0.3, 0.2, 0.0, 0.0], [0.25, 0.25, 0.25, 0.25, 0.0]])
-    word_mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 0]])
-    # doc 0: n = 3, mean = 1/3, denominator = 1/3 + 1/4 = 7/12
-    #   0.5 / (7/12) = 6/7 ; 0.3 / (7/12) = 3.6/7 ; 0.2 / (7/12) = 2.4/7 ; padding 0
-    # doc 1: n = 4, mean = 1/4, denominator = 1/4 + 1/5 = 9/20 ; 0.25 / 0.45 = 5/9
-    expected = torch.tensor([[6 / 7, 3.6 / 7, 2.4 / 7, 0, 0], [5 / 9, 5 / 9, 5 / 9, 5 / 9, 0]])
-    assert torch.allclose(guide_target(attention, word_mask), expected, atol=1e-6)
-
-
 def test_guide_target_is_clipped_at_one():
     attention = torch.tensor([[0.97, 0.01, 0.01, 0.01]])
     # mean 0.25, denominator 0.25 + 0.2 = 0.45; 0.97/0.45 > 1 -> 1
-    target = guide_target(attention, torch.ones(1, 4))
+    target = guide_target(attention, torch.ones(1, 4), "valid")  # W = n here, so both means agree
+    assert torch.equal(target, guide_target(attention, torch.ones(1, 4), "padded"))
     assert target[0, 0] == 1.0 and target[0, 1] == pytest.approx(0.01 / 0.45)
 
 
@@ -53,11 +44,12 @@ def test_jsd_on_known_distributions():
     assert jensen_shannon(p, q).item() == pytest.approx(0.5 * (kl_pm + kl_qm), rel=1e-6)
 
 
-def test_guide_bce_excludes_padding():
+def test_guide_bce_option_excludes_padding():
     keep_logit = torch.tensor([[0.0, 2.0, 100.0]])
     target = torch.tensor([[1.0, 0.0, 0.0]])
     word_mask = torch.tensor([[1.0, 1.0, 0.0]])
     # BCE(0 -> 1) = log 2 ; BCE(2 -> 0) = log(1 + e^2); the padded third word is ignored
     expected = (math.log(2) + math.log(1 + math.exp(2))) / 2
-    value = GuideTerm().value({"keep_logit": keep_logit, "guide_target": target, "word_mask": word_mask})
+    value = GuideTerm(logit="log_odds", average="valid").value(
+        {"keep_logit": keep_logit, "guide_target": target, "word_mask": word_mask})
     assert value.item() == pytest.approx(expected, rel=1e-6)

@@ -117,9 +117,15 @@ def test_a_cache_directory_that_is_a_file_is_named(tmp_path, monkeypatch):
         synthetic_beer_dir(n_train=10)
 
 
-def test_missing_or_non_finite_test_metrics_are_not_reported(tmp_path):
+def test_missing_or_non_finite_test_metrics_are_not_reported(tmp_path, caplog):
     check_test_metrics({"test/accuracy": 0.5, "test/highlight_f1": 0.1, "best_epoch": float("nan")}, tmp_path)
     with pytest.raises(NonFiniteTraining, match="testing gave non-finite test/highlight_f1"):
         check_test_metrics({"test/accuracy": 0.5, "test/highlight_f1": float("nan")}, tmp_path)
+    with pytest.raises(NonFiniteTraining, match="testing gave non-finite test/loss/task"):
+        check_test_metrics({"test/accuracy": 0.5, "test/highlight_f1": 0.0, "test/loss/task": float("inf")}, tmp_path)
     with pytest.raises(NonFiniteTraining, match="testing gave no test/accuracy, test/highlight_f1"):
         check_test_metrics({"best_epoch": 0.0}, tmp_path)
+    # Precision of an empty selection is undefined, not broken: reported as null, with a warning.
+    check_test_metrics({"test/accuracy": 0.5, "test/highlight_f1": 0.0, "test/highlight_precision": float("nan")},
+                       tmp_path)
+    assert "test/highlight_precision undefined on this test set" in caplog.text

@@ -53,7 +53,8 @@ class BackboneFactory:
         self.spec = spec
         self.runtime = runtime
 
-    def __call__(self) -> Backbone:
+    def __call__(self, **spec_overrides: Any) -> Backbone:
+        """A fresh backbone; ``spec_overrides`` replace parameters of the spec (validated like the spec)."""
         from pyhighlights.config.resolve import build
 
-        return build("backbone", self.spec, path="backbone", **self.runtime)
+        return build("backbone", {**self.spec, **spec_overrides}, path="backbone", **self.runtime)
