@@ -30,6 +30,10 @@ class MeanStd(float):
     def __repr__(self) -> str:
         return f"{float(self):.4f} ± {self.std:.4f} (n={self.n})"
 
+    def __reduce__(self):
+        # Launchers that run jobs in other processes (submitit) pickle the returned value.
+        return MeanStd, (float(self), self.std, self.n)
+
 
 def summary_lines(summary: dict) -> list[str]:
     """``name = mean ± std (n=k)`` for the metrics shown on the console."""
