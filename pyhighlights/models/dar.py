@@ -27,7 +27,7 @@ Outputs: ``logits`` (predictor on Z), ``auxiliary_logits`` (auxiliary on Z);
 weight 0.9; ``auxiliary_losses.auxiliary_task`` is the pre-training loss.
 
 Registered defaults (reference values): lr 1e-4, s = 0.15, λs = 11,
-λc = 12, auxiliary weight 0.9 (DESIGN §6), 10 pre-training epochs. λs, λc are
+λc = 12, auxiliary weight 0.9, 10 pre-training epochs. λs, λc are
 the values of the authors' public scripts as we recall them (not re-checked
 offline); the reference pre-trains the full-text predictor in a separate run
 and we are not sure for how many epochs, hence ``auxiliary_epochs`` (10).

@@ -17,7 +17,7 @@ is the batch's own rate. Both parts' encoder parameters keep ``encoder_lr``
 scaled in the same proportion.
 
 Registered defaults (reference values): lr 1e-4, s = 0.15, λs = 11, λc = 12,
-``min_factor`` 0.05. lr, the rule and 0.05 follow DESIGN §6; λs, λc are the
+``min_factor`` 0.05. lr, the rule and 0.05 follow the paper; λs, λc are the
 values of the authors' public scripts as we recall them (not re-checked
 offline). ``configs/experiment/quick_dr.yaml`` converges in a few CPU minutes
 on the embedded synthetic corpus.

@@ -12,10 +12,10 @@ one optimiser: the encoder receives the gradient of both uses summed and is
 stepped once per batch, which is what lets the predictor's knowledge of the
 task reach the selector ("folding" the two players into one).
 
-Loss: 0.9·CE + λs·|selection rate − s| + λc·continuity (DESIGN §6).
+Loss: 0.9·CE + λs·|selection rate − s| + λc·continuity.
 
 Registered defaults (reference values): lr 1e-4, task weight 0.9, s = 0.15,
-λs = 11, λc = 12. lr and the 0.9 are DESIGN §6; λs = 11, λc = 12 are the
+λs = 11, λc = 12. lr and the 0.9 follow the paper; λs = 11, λc = 12 are the
 values of the authors' public Beer scripts as we recall them (they could not
 be re-checked offline); the scripts also tune s per aspect (around 0.1-0.2).
 ``configs/experiment/quick_fr.yaml`` holds a setting that converges in a few

@@ -4,7 +4,7 @@ W. Liu et al. "D-Separation for Causal Self-Explanation." NeurIPS 2023.
 
 A rationale Z is causal for Y when Y is independent of the rest of the input
 given Z, i.e. P(Y|X) = P(Y|Z). MCD trains for that, per batch, in two
-phases (DESIGN §6):
+phases:
 
 1. predictor step: CE(predictor(Z.detach()), y) + CE(predictor(X), y) — the
    predictor learns on the (fixed) rationale and on the full text;
@@ -21,8 +21,8 @@ accuracy), ``full_logits`` (predictor on X). Loss terms (``model.losses``):
 ``selector_terms`` say which belong to which phase.
 
 Registered defaults (reference values): lr 1e-4 for both phases, s = 0.15,
-λs = 11, λc = 12, KL weight 1. The two phases and their terms follow DESIGN
-§6; λs, λc are the values of the authors' public scripts as we recall them
+λs = 11, λc = 12, KL weight 1. The two phases and their terms follow the paper;
+λs, λc are the values of the authors' public scripts as we recall them
 (not re-checked offline); we are not sure of the reference's KL weight and
 use 1. ``configs/experiment/quick_mcd.yaml`` converges in a few CPU minutes
 on the embedded synthetic corpus.

@@ -14,13 +14,13 @@ is kept when the average is >= 0.5; the predictor reads that selection.
 
 Registered defaults (reference values): k = 3, lr 1e-4 (generators 1e-4,
 2e-4, 3e-4; predictor lr/3), s = 0.15, λs = 11, λc = 12. k, the learning
-rate rule and averaged inference follow DESIGN §6 and the issue; λs, λc are
+rate rule and averaged inference follow the paper; λs, λc are
 the values of the authors' public scripts as we recall them (not re-checked
 offline). ``configs/experiment/quick_mgr.yaml`` converges in a few CPU
 minutes on the embedded synthetic corpus.
 
 Departures from the reference code:
-- inference averages the k generators' keep-probabilities, as DESIGN §6
+- inference averages the k generators' keep-probabilities, as the paper describes
   specifies (the paper also discusses keeping a single generator at
   inference for speed; we do not, and are not sure which the released code
   reports);

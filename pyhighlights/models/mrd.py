@@ -9,7 +9,7 @@ MMI criterion, which spurious features can satisfy too), MRD asks the
 *remainder* X∖Z to be plain noise: once the rationale is removed, the
 predictor should have nothing left to go on, so its prediction on the
 remainder should be as far as possible from its prediction on the full text.
-Per batch, in two phases (DESIGN §6):
+Per batch, in two phases:
 
 1. predictor step: CE(predictor(X∖Z), y) + CE(predictor(X), y), with Z
    detached — the predictor learns to use whatever the remainder still
@@ -28,8 +28,8 @@ remainder) (a ``kl`` term with ``maximise: true``, reported as −KL), and
 validation).
 
 Registered defaults (reference values): lr 1e-4 for both phases, s = 0.15,
-λs = 11, λc = 12, divergence weight 1. The phases and terms follow DESIGN
-§6; λs, λc are the values of the authors' public scripts as we recall them
+λs = 11, λc = 12, divergence weight 1. The phases and terms follow the paper;
+λs, λc are the values of the authors' public scripts as we recall them
 (not re-checked offline); we are not sure of the reference's divergence
 weight and use 1. ``configs/experiment/quick_mrd.yaml`` converges in a few
 CPU minutes on the embedded synthetic corpus.
