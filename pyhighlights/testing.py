@@ -78,3 +78,37 @@ def fixed_rank_loader(trainer, seed: int):
     else:
         batches = [concat_batches(a, b) for a, b in zip(*per_rank)]
     return DataLoader(batches, batch_size=None, collate_fn=_identity)
+
+
+def scripted_validation(first_scored_epoch: int, logged_per_epoch: list[dict[str, float]]):
+    """A LightningModule that trains nothing and logs ``logged_per_epoch[epoch]`` at validation.
+
+    Checkpoint-selection and early-stopping callbacks are then tested on a hand-made sequence of
+    validation values; ``first_scored_epoch`` marks the warm-up epochs those callbacks must ignore.
+    """
+    import lightning.pytorch as pl
+    import torch
+
+    class Scripted(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.first_scored_epoch = first_scored_epoch
+            self.weight = torch.nn.Parameter(torch.zeros(1))
+
+        def training_step(self, batch, batch_idx):
+            return (self.weight * batch[0]).sum()
+
+        def validation_step(self, batch, batch_idx):
+            for name, value in logged_per_epoch[self.current_epoch].items():
+                self.log(name, value)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.0)
+
+        def train_dataloader(self):
+            return [torch.ones(1)]
+
+        def val_dataloader(self):
+            return [torch.ones(1)]
+
+    return Scripted()
