@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.registry import Configuration, Real
 
 
 @dataclass
