@@ -112,3 +112,13 @@ def scripted_validation(first_scored_epoch: int, logged_per_epoch: list[dict[str
             return [torch.ones(1)]
 
     return Scripted()
+
+
+def quiet_cpu_trainer(max_epochs: int = 1, **kwargs):
+    """A CPU Trainer for tests: no logger, checkpoints, progress bar or validation; ``kwargs`` override."""
+    import lightning.pytorch as pl
+
+    settings = dict(max_epochs=max_epochs, accelerator="cpu", logger=False, enable_checkpointing=False,
+                    enable_progress_bar=False, enable_model_summary=False, use_distributed_sampler=False,
+                    limit_val_batches=0, num_sanity_val_steps=0)
+    return pl.Trainer(**{**settings, **kwargs})

@@ -19,6 +19,8 @@ import lightning.pytorch as pl
 import pytest
 from family_helpers import experiment
 
+from pyhighlights.testing import quiet_cpu_trainer
+
 SEEDS = (0, 1, 2)
 COMMON = ("backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16",
           "model.losses.sparsity.weight=1", "model.losses.continuity.weight=1", "model.losses.sparsity.target=0.2")
@@ -70,9 +72,7 @@ def test_learns(learnable_beer_dir, name, seed):
     pl.seed_everything(seed, verbose=False)
     model = exp.model()
     datamodule = exp.datamodule(seed)
-    trainer = pl.Trainer(max_epochs=epochs, accelerator="cpu", logger=False, enable_checkpointing=False,
-                         enable_progress_bar=False, enable_model_summary=False, use_distributed_sampler=False,
-                         limit_val_batches=0, num_sanity_val_steps=0)
+    trainer = quiet_cpu_trainer(epochs)
     trainer.fit(model, datamodule=datamodule)
     metrics = trainer.test(model, datamodule=datamodule, verbose=False)[0]
     assert metrics["test/accuracy"] >= min_accuracy, metrics
