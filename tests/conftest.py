@@ -23,3 +23,12 @@ def learnable_beer_dir(tmp_path_factory):
     from pyhighlights.testing import write_learnable_beer
 
     return write_learnable_beer(tmp_path_factory.mktemp("learnable_beer"))
+
+
+def pytest_collection_modifyitems(config, items):
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)

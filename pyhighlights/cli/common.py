@@ -15,9 +15,18 @@ def prepare() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     logging.getLogger("lightning.pytorch.utilities.rank_zero").setLevel(logging.WARNING)
     quiet_known_warnings()
+    register_resolvers()
     from pyhighlights.config.hydra_schema import register_schemas
 
     register_schemas()
+
+
+def register_resolvers() -> None:
+    """``${if_null:a,b}``: b when a is null (configs/train.yaml: the run directory of ``resume=``)."""
+    from omegaconf import OmegaConf
+
+    if not OmegaConf.has_resolver("if_null"):
+        OmegaConf.register_new_resolver("if_null", lambda value, default: default if value is None else value)
 
 
 def fail(error: BaseException) -> None:
@@ -32,5 +41,10 @@ def quiet_known_warnings() -> None:
 
     # The run directory holds manifest.json before the CSV logger starts; nothing is deleted.
     warnings.filterwarnings("ignore", message="Experiment logs directory .* exists and is not empty")
+    # A resumed run writes into its own checkpoints/ again.
+    warnings.filterwarnings("ignore", message="Checkpoint directory .* exists and is not empty")
     warnings.filterwarnings("ignore", message=".*isinstance.treespec, LeafSpec.*")
     warnings.filterwarnings("ignore", message="The number of training batches .* is smaller than the logging")
+
+
+register_resolvers()  # also in processes that only unpickle a job (Hydra launchers)

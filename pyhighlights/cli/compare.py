@@ -37,7 +37,6 @@ def main(argv: list[str] | None = None) -> int:
     from pyhighlights.config.resolve import ConfigError
     from pyhighlights.training import compare as comparison
     from pyhighlights.training.guards import NonFiniteTraining
-    from pyhighlights.training.rundir import RunDirectoryExists
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
@@ -61,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             (out / "comparison.csv").write_text(table.csv)
         else:
             table = comparison.compare(models, seeds, out, args.overrides, quick=args.quick, command=sys.argv)
-    except (ConfigError, RunDirectoryExists, FileNotFoundError, NotADirectoryError, ValueError, HydraException,
+    except (ConfigError, FileExistsError, FileNotFoundError, NotADirectoryError, ValueError, HydraException,
             OmegaConfBaseException, NonFiniteTraining) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -30,6 +30,10 @@ class MeanStd(float):
     def __repr__(self) -> str:
         return f"{float(self):.4f} ± {self.std:.4f} (n={self.n})"
 
+    def __reduce__(self):
+        # Launchers that run jobs in other processes (submitit) pickle the returned value.
+        return MeanStd, (float(self), self.std, self.n)
+
 
 def summary_lines(summary: dict) -> list[str]:
     """``name = mean ± std (n=k)`` for the metrics shown on the console."""
@@ -57,10 +61,21 @@ def _train(cfg: DictConfig) -> float | None:
     from pyhighlights.training.guards import NonFiniteTraining
     from pyhighlights.training.run import run
 
+    from pyhighlights.training.resume import RunFinished, is_requeued_run, recorded_config
+    from pyhighlights.training.rundir import RunDirectoryExists
+
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
-        payload = run(cfg, run_dir, command=sys.argv, records=hydra_records(cfg))
-    except (ConfigError, CorpusFormatError, NonFiniteTraining, FileNotFoundError, FileExistsError,
+        if cfg.get("resume") is not None:
+            run_dir = Path(cfg.resume)
+            payload = run(recorded_config(run_dir, list(HydraConfig.get().overrides.task)), run_dir,
+                          command=sys.argv, resume=True)
+        else:
+            payload = run(cfg, run_dir, command=sys.argv, records=hydra_records(cfg),
+                          resume=is_requeued_run(run_dir))
+    except RunDirectoryExists as error:
+        fail(f"{error}; to continue an interrupted run there: python scripts/train.py resume={run_dir}")
+    except (ConfigError, CorpusFormatError, NonFiniteTraining, RunFinished, FileNotFoundError, FileExistsError,
             NotADirectoryError) as error:
         fail(error)
     for line in summary_lines(payload["summary"]):

@@ -24,6 +24,25 @@ from pyhighlights.data.vocabulary import Vocabulary
 SPLITS = ("train", "validation", "test")
 
 
+class ResumableTrainLoader(DataLoader):
+    """A training loader whose position within the epoch travels in Lightning checkpoints.
+
+    Lightning stores ``state_dict()`` of a loader that has one in every
+    checkpoint and hands it back to ``load_state_dict`` on resume, so a run
+    resumed from a mid-epoch checkpoint skips the batches it already trained on.
+    """
+
+    def __init__(self, *args, batches_done=lambda: 0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._batches_done = batches_done
+
+    def state_dict(self) -> dict[str, int]:
+        return {"epoch": int(self.sampler.epoch), "batches_done": int(self._batches_done())}
+
+    def load_state_dict(self, state: dict[str, int]) -> None:
+        self.sampler.resume_epoch(state["epoch"], state["batches_done"])
+
+
 class SPPDataModule(pl.LightningDataModule):
     """Batches of :class:`~pyhighlights.data.batch.Batch` for a corpus.
 
@@ -97,8 +116,9 @@ class SPPDataModule(pl.LightningDataModule):
             return dist.get_rank(), dist.get_world_size()
         return 0, 1
 
-    def _loader(self, split: str, sampler: BucketBatchSampler | EvalBatchSampler) -> DataLoader:
-        return DataLoader(
+    def _loader(self, split: str, sampler: BucketBatchSampler | EvalBatchSampler, loader=DataLoader,
+                **extra) -> DataLoader:
+        return loader(
             self.datasets[split],
             sampler=sampler,
             batch_size=None,  # the sampler yields whole batches
@@ -109,6 +129,7 @@ class SPPDataModule(pl.LightningDataModule):
             # Its own generator: creating an iterator then leaves the global
             # random state alone, so a resumed run draws the same noise.
             generator=torch.Generator().manual_seed(self.seed),
+            **extra,
         )
 
     def train_dataloader(self) -> DataLoader:
@@ -127,7 +148,13 @@ class SPPDataModule(pl.LightningDataModule):
         if self.trainer is not None:
             # Lightning calls set_epoch too; this covers a loader made mid-run.
             sampler.set_epoch(self.trainer.current_epoch)
-        return self._loader("train", sampler)
+        return self._loader("train", sampler, ResumableTrainLoader, batches_done=self._batches_done)
+
+    def _batches_done(self) -> int:
+        """Batches of the current epoch this rank has trained on (read when a checkpoint is written)."""
+        if self.trainer is None:
+            return 0
+        return self.trainer.fit_loop.epoch_loop.batch_progress.current.processed
 
     def _eval_dataloader(self, split: str) -> DataLoader:
         self.setup()

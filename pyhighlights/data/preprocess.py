@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from pathlib import Path
 
 from pyhighlights.data.batch import Corpus, Document

@@ -10,6 +10,10 @@ keeps ours in place even with ``Trainer(use_distributed_sampler=True)``, the
 default. Passing ``use_distributed_sampler=False`` is still the clearer choice.
 Lightning calls ``set_epoch`` on the loader's sampler before every training
 epoch, which reshuffles the buckets.
+
+A run resumed from a mid-epoch checkpoint continues that epoch where it
+stopped: :meth:`BucketBatchSampler.resume_epoch` makes the next pass over
+that epoch skip the batches already trained on.
 """
 from __future__ import annotations
 
@@ -53,6 +57,7 @@ class BucketBatchSampler(DistributedSampler):
         self.batch_size = batch_size
         self.bucket = bucket
         self.chunk_batches = chunk_batches
+        self._resume: tuple[int, int] | None = None
         if len(self) == 0 and len(self.lengths) > 0:
             raise ValueError(
                 f"{self.num_batches} training batches cannot be shared by {world_size} processes; "
@@ -77,10 +82,19 @@ class BucketBatchSampler(DistributedSampler):
             batches = [batches[i] for i in rng.permutation(len(batches))]
         return batches
 
+    def resume_epoch(self, epoch: int, batches_done: int) -> None:
+        """The next pass over ``epoch`` starts after its first ``batches_done`` batches of this rank."""
+        self._resume = (int(epoch), int(batches_done))
+
     def __iter__(self) -> Iterator[list[int]]:
-        batches = self.global_batches(self.epoch)
+        # A generator: the batch list is computed at the first batch, from the
+        # epoch set by then (Lightning may create the iterator before set_epoch).
         usable = len(self) * self.num_replicas
-        return iter(batches[self.rank : usable : self.num_replicas])
+        skip = 0
+        if self._resume is not None and self._resume[0] == self.epoch:
+            skip = self._resume[1]
+        self._resume = None
+        yield from self.global_batches(self.epoch)[self.rank : usable : self.num_replicas][skip:]
 
     def __len__(self) -> int:
         return self.num_batches // self.num_replicas

@@ -102,7 +102,7 @@ class SynthBeer(CorpusSource):
         return corpus
 
 
-# --- corpora read from files the user points to (issue 5) ---------------------------------------------------
+# --- corpora read from files the user points to ----------------------------------------------------------
 
 
 class FileCorpusCommon(Configuration):

@@ -3,7 +3,7 @@
 A document's words are tokenized as pre-split words (``is_split_into_words``),
 so every subword knows its word: ``word_ids[t]`` is the word index of token
 t, -1 for special tokens ([CLS], [SEP], <s>, ...). Highlights, selection,
-metrics and predictions stay over the document's words (DESIGN section 3);
+metrics and predictions stay over the document's words;
 the model folds token states onto words (``components/words.py``).
 
 Two guarantees the word folding relies on:

@@ -1,4 +1,4 @@
-"""Every metric of issue 6 for a word selection and soft word scores, over batches.
+"""Every evaluation metric for a word selection and soft word scores, over batches.
 
 Plausibility (against the human highlights): micro and macro highlight
 P/R/F1/IoU, sparsity, spans, ERASER IOU-F1 and AUPRC of the soft scores.

@@ -3,7 +3,7 @@
 k = round(rate * n) per document (n = its real words, halves rounded up),
 ties to the earlier word. The rate is a given number or a rationaliser's
 test sparsity, so post-hoc highlights are as long as the rationaliser's
-(DESIGN.md section 8).
+(the ERASER conventions, DeYoung et al., 2020).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Metrics of rationales and predictions, as torchmetrics (DESIGN.md section 8).
+"""Metrics of rationales and predictions, as torchmetrics.
 
 Every metric has a functional form (one batch in, values out) and a module
 form (``update`` per batch, ``compute`` at the end) built on the same

@@ -172,17 +172,18 @@ class SPPModel(pl.LightningModule):
             self.clip_gradients(optimizer, gradient_clip_val=self.grad_clip, gradient_clip_algorithm="norm")
 
     def manual_step(self, optimizer, loss: torch.Tensor, modules: Iterable[nn.Module]) -> None:
-        """One optimiser step on part of the model, DDP-safe (see training/distributed.py).
+        """One optimiser step on part of the model, DDP-safe and mixed-precision-safe.
 
         ``optimizer`` may be a list: one backward, then each optimiser steps
         its own parameters (a parameter without a gradient is left alone).
-        The backward runs with the strategy's gradient sync blocked; the
-        gradients are then averaged across processes in a few flattened
-        all-reduce calls. On one process that average is the identity.
+        The backward runs with the strategy's gradient sync blocked. Each step
+        goes through Lightning's optimiser wrapper, whose precision plugin
+        unscales the gradients (16-mixed) and then calls
+        :meth:`on_before_optimizer_step`, where the gradients are averaged
+        across processes (see training/distributed.py) and clipped; the scaler
+        then skips the step if a gradient is not finite.
         """
         from contextlib import nullcontext
-
-        from pyhighlights.training.distributed import average_gradients
 
         optimizers = list(optimizer) if isinstance(optimizer, (list, tuple)) else [optimizer]
         for opt in optimizers:
@@ -190,12 +191,34 @@ class SPPModel(pl.LightningModule):
         block = getattr(self.trainer.strategy, "block_backward_sync", None) if self._trainer is not None else None
         with block() if block is not None else nullcontext():
             self.manual_backward(loss)
-        params = [p for opt in optimizers for group in opt.param_groups for p in group["params"]]
-        average_gradients(params)
-        if self.grad_clip > 0:
-            torch.nn.utils.clip_grad_norm_([p for p in params if p.grad is not None], self.grad_clip)
         for opt in optimizers:
-            opt.step()
+            self._partial_step = [p for group in opt.param_groups for p in group["params"]]
+            try:
+                opt.step()
+            finally:
+                self._partial_step = None
+
+    def on_before_optimizer_step(self, optimizer) -> None:
+        params = getattr(self, "_partial_step", None)
+        if params is None:
+            return  # automatic optimisation: DDP averaged in backward; Lightning clips
+        from pyhighlights.training.distributed import average_gradients
+
+        if average_gradients(params):
+            self._share_skipped_step(optimizer, params)
+        if self.grad_clip > 0:
+            self.clip_gradients(optimizer, gradient_clip_val=self.grad_clip, gradient_clip_algorithm="norm")
+
+    def _share_skipped_step(self, optimizer, params) -> None:
+        # The scaler decided to skip on this rank's own gradients, before the
+        # average; a non-finite gradient anywhere is non-finite in the average,
+        # so every rank must skip together.
+        scaler = getattr(self.trainer.precision_plugin, "scaler", None)
+        if scaler is None or not scaler.is_enabled():
+            return
+        if not all(torch.isfinite(p.grad).all() for p in params if p.grad is not None):
+            for found in scaler._per_optimizer_states[id(optimizer)]["found_inf_per_device"].values():
+                found.fill_(1.0)
 
     def loss(self, outputs: Mapping[str, torch.Tensor], scales: Mapping[str, float] | None = None,
              only: set[str] | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
@@ -237,6 +260,8 @@ class SPPModel(pl.LightningModule):
         checkpoint["pyhighlights_rng"] = {"torch": torch.get_rng_state(),
                                           "numpy": [name, keys.tolist(), int(position), int(has_gauss), float(cached)],
                                           "python": random.getstate()}
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            checkpoint["pyhighlights_rng"]["cuda"] = torch.cuda.get_rng_state_all()
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         self._pending_rng = checkpoint.get("pyhighlights_rng")
@@ -255,6 +280,8 @@ class SPPModel(pl.LightningModule):
             name, keys, position, has_gauss, cached = state["numpy"]
             np.random.set_state((name, np.asarray(keys, dtype=np.uint32), position, has_gauss, cached))
             random.setstate(state["python"])
+            if state.get("cuda") is not None and torch.cuda.is_available():
+                torch.cuda.set_rng_state_all(state["cuda"])
             self._pending_rng = None
 
     # --- evaluation -----------------------------------------------------------------

@@ -38,7 +38,6 @@ import torch.distributed as dist
 from torch import nn
 
 from pyhighlights.components.losses import LossSet
-from pyhighlights.components.selectors import Selection
 from pyhighlights.config.resolve import build
 from pyhighlights.data.batch import Batch
 from pyhighlights.models.rnp import RNP, RNPConfig

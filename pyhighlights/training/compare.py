@@ -10,9 +10,14 @@ Hydra overrides (``dataset=beer dataset.data_dir=...``) apply to every model.
 The table (``comparison.md`` and ``comparison.csv`` in ``<out>``) has one row
 per model: mean ± sample standard deviation over seeds of test accuracy,
 highlight precision / recall / F1 (micro) and sparsity, and the run
-directory the row came from. A model whose run directory already holds
-results for every requested seed is not trained again (so an interrupted
-comparison can be finished by running the same command).
+directory the row came from.
+
+Runs are keyed by their resolved configuration: a model's run directory is
+reused only when its manifest records the same parameters and seeds. A
+finished one is not trained again, an interrupted one is resumed in place
+(so the same command finishes an interrupted comparison), and a changed
+override trains into a new directory ``<out>/<model>-2``, ``-3``, ... instead
+of reusing results of another configuration.
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from pyhighlights.cli.common import CONFIG_DIR
 from pyhighlights.reporting.reader import read_results
@@ -54,12 +59,37 @@ def model_overrides(model: str, seeds: Sequence[int], overrides: Sequence[str], 
             f"seeds=[{','.join(str(s) for s in seeds)}]"]
 
 
-def _finished(run_dir: Path, seeds: Sequence[int]) -> bool:
+def _seeds_done(run_dir: Path) -> set[str]:
     results = run_dir / "results.json"
-    if not results.is_file():
-        return False
-    done = set(json.loads(results.read_text()).get("seeds", {}))
-    return {str(s) for s in seeds} <= done
+    return set(json.loads(results.read_text()).get("seeds", {})) if results.is_file() else set()
+
+
+def _recorded(run_dir: Path) -> tuple[Any, Any] | None:
+    """(parameters, seeds) from a run directory's manifest; None without one."""
+    manifest = run_dir / "manifest.json"
+    if not manifest.is_file():
+        return None
+    recorded = json.loads(manifest.read_text())
+    return recorded.get("parameters"), recorded.get("seeds")
+
+
+def run_directory(out_dir: Path, model: str, specs: dict[str, Any], seeds: Sequence[int]) -> tuple[Path, str]:
+    """The directory for this model's configuration and its state: ``new``, ``finished`` or ``interrupted``.
+
+    ``<out>/<model>`` first, then ``<model>-2``, ``-3``, ...: the first whose
+    manifest records exactly these parameters and seeds, else the first unused name.
+    """
+    # Through JSON, as the manifest stored them (tuples become lists, paths strings).
+    wanted = (json.loads(json.dumps(specs, default=str)), list(seeds))
+    index = 1
+    while True:
+        run_dir = out_dir / (model if index == 1 else f"{model}-{index}")
+        if not run_dir.exists():
+            return run_dir, "new"
+        if _recorded(run_dir) == wanted:
+            done = {str(s) for s in seeds} <= _seeds_done(run_dir)
+            return run_dir, "finished" if done else "interrupted"
+        index += 1
 
 
 def train_models(models: Sequence[str], seeds: Sequence[int], out_dir: Path, overrides: Sequence[str] = (),
@@ -71,22 +101,25 @@ def train_models(models: Sequence[str], seeds: Sequence[int], out_dir: Path, ove
 
     out_dir = Path(out_dir)
     # Validate every model's configuration before training any: a typo fails in seconds, not hours.
-    configs = {}
+    configs, specs = {}, {}
     for model in models:
         cfg = compose_config(model_overrides(model, seeds, overrides, quick))
-        specs = resolve_specs(cfg)
-        check_warmup(specs.model, specs.trainer)
+        resolved = resolve_specs(cfg)
+        check_warmup(resolved.model, resolved.trainer)
+        specs[model] = resolved.as_dict()
         configs[model] = cfg
     run_dirs = {}
     for model in models:
-        run_dir = out_dir / model
+        run_dir, state = run_directory(out_dir, model, specs[model], seeds)
         run_dirs[model] = run_dir
-        if _finished(run_dir, seeds):
-            log.info("%s: %s already holds seeds %s; not training it again", model, run_dir, list(seeds))
+        if state == "finished":
+            log.info("%s: %s already holds seeds %s of this configuration; not training it again",
+                     model, run_dir, list(seeds))
             continue
-        log.info("%s: training seeds %s into %s (%s)", model, list(seeds), run_dir,
-                 " ".join(model_overrides(model, seeds, overrides, quick)))
-        run(configs[model], run_dir, command=(command or []) + [f"# model={model}"])
+        log.info("%s: %s seeds %s in %s (%s)", model, "resuming" if state == "interrupted" else "training",
+                 list(seeds), run_dir, " ".join(model_overrides(model, seeds, overrides, quick)))
+        run(configs[model], run_dir, command=(command or []) + [f"# model={model}"],
+            resume=state == "interrupted")
     return run_dirs
 
 

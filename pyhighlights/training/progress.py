@@ -84,6 +84,10 @@ class EpochSummary(pl.Callback):
     documents under DDP), validation accuracy, highlight F1 and selection rate (the
     share of validation words selected)."""
 
+    def __init__(self) -> None:
+        # Also set here: a run resumed mid-epoch starts without on_train_epoch_start.
+        self.on_train_epoch_start(None, None)
+
     def on_train_epoch_start(self, trainer, pl_module) -> None:
         self.began = time.perf_counter()
         self.loss_sum, self.loss_documents = 0.0, 0

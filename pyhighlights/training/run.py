@@ -14,7 +14,6 @@ from typing import Any
 
 import lightning.pytorch as pl
 import torch
-from lightning.pytorch.loggers import CSVLogger
 from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
@@ -23,10 +22,13 @@ from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
 from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
                                              WarmupAwareEarlyStopping, check_monitors)
+from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
+from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.draws import score_over_draws
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.progress import corpus_summary, progress_callback
+from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
 from pyhighlights.training.rundir import RunDirectory, summarise
 from pyhighlights.training.warmup import check_warmup
 
@@ -106,9 +108,12 @@ class Experiment:
         elif s.save_checkpoints:
             callbacks.append(WarmupAwareCheckpoint(dirpath=out_dir / "checkpoints", filename="best-{epoch}",
                                                    monitor=s.monitor, mode=s.mode, save_top_k=1))
+        if s.save_checkpoints:
+            callbacks.append(LastCheckpoint(out_dir / "checkpoints", every_n_steps=s.checkpoint_every_n_steps))
         if s.patience:
             callbacks.append(WarmupAwareEarlyStopping(monitor=s.monitor, mode=s.mode, patience=s.patience))
         check_monitors(callbacks)
+        callbacks.append(MetricsRowsInCheckpoint())
         if callbacks:
             callbacks.append(MonitorCheck(s.monitor))
         callbacks += [NonFiniteGuard(out_dir, [d.doc_id for d in self.corpus.train]), DivergenceWatch()]
@@ -118,7 +123,7 @@ class Experiment:
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,
-            logger=CSVLogger(out_dir, name="", version=""), enable_progress_bar=s.show_progress(),
+            logger=AppendingCSVLogger(out_dir, name="", version=""), enable_progress_bar=s.show_progress(),
             enable_model_summary=False, limit_train_batches=s.limit_train_batches,
             limit_val_batches=s.limit_val_batches, log_every_n_steps=s.log_every_n_steps,
             deterministic=s.deterministic, use_distributed_sampler=False, enable_checkpointing=s.save_checkpoints,
@@ -127,12 +132,27 @@ class Experiment:
         kwargs.update(overrides)
         return pl.Trainer(**kwargs)
 
-    def train_seed(self, seed: int, out_dir: Path, **trainer_overrides: Any) -> dict[str, float]:
+    def train_seed(self, seed: int, out_dir: Path, resume_from: Path | None = None, restart: bool = False,
+                   **trainer_overrides: Any) -> dict[str, float]:
+        """Train and test one seed.
+
+        ``resume_from`` continues from a checkpoint of this same run; ``restart``
+        trains an interrupted seed that left no checkpoint again from the start.
+        """
         pl.seed_everything(seed, workers=True, verbose=False)
         datamodule = self.datamodule(seed)
         model = self.model()
+        if (resume_from is not None or restart) and _global_rank() == 0:
+            # Rows logged after the checkpoint are logged again by the resumed run.
+            rows = 0 if resume_from is None else \
+                torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True).get(ROWS_KEY)
+            if rows is not None:
+                truncate_after(out_dir / "metrics.csv", rows)
+        if restart:
+            for stale in (out_dir / "checkpoints").glob("best-*.ckpt"):
+                stale.unlink()  # the interrupted attempt's; this one chooses its own
         trainer = self.trainer(out_dir, model, **trainer_overrides)
-        trainer.fit(model, datamodule=datamodule)
+        trainer.fit(model, datamodule=datamodule, ckpt_path=resume_from)
         checkpoint = trainer.checkpoint_callback
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
         if best is None and checkpoint is not None:
@@ -190,33 +210,51 @@ def _epoch_of(path: str | None) -> float:
 
 
 def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
-        records: dict[str, str] | None = None) -> dict[str, Any]:
+        records: dict[str, str] | None = None, resume: bool = False) -> dict[str, Any]:
     """Train and test every seed of ``cfg`` into ``run_dir``; return the results payload.
 
     The corpus is loaded and checked before the directory is claimed, so bad
     input leaves no run behind; ``records`` (relative path -> text, e.g. the
     Hydra config) are written once the claim succeeded. ``status.json`` ends
     as finished, failed or interrupted.
+
+    ``resume`` continues an unfinished run of the same configuration in
+    place: finished seeds are kept, the current one continues from its latest
+    checkpoint (from the start if it wrote none).
     """
     specs = resolve_specs(cfg)
+    build("trainer", specs.trainer).check_accelerator()
     check_warmup(specs.model, specs.trainer)
-    log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     seeds = seeds_of(cfg)
     rank_zero = _global_rank() == 0
     directory = RunDirectory(run_dir)
-    if rank_zero:
+    if resume:
+        if rank_zero:
+            check_resumable(directory.path, seeds)
+        directory.reopen()
+    elif rank_zero:
         directory.check_free()
+    log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     experiment = Experiment(specs)
-    if rank_zero:
+    if rank_zero and resume:
+        directory.set_state("running", resumed=True)
+        note_resumed(directory.path, specs.as_dict(), command)
+    elif rank_zero:
         directory.claim(records)
     try:
-        if rank_zero:
+        if rank_zero and not resume:
             write_manifest(directory.path / "manifest.json", specs=specs.as_dict(), seeds=seeds, command=command,
                            data_files=experiment.source.files(), corpus_info=experiment.corpus.info,
-                           inputs_info=experiment.inputs.info)
+                           inputs_info=experiment.inputs.info, slurm_job=slurm_job())
         for seed in seeds:
+            if str(seed) in directory.seeds:
+                continue
             out_dir = directory.seed_dir(seed, several=len(seeds) > 1)
-            metrics = experiment.train_seed(seed, out_dir)
+            checkpoint = latest_checkpoint(out_dir) if resume else None
+            if resume:
+                log.info("seed %d: resuming from %s", seed, checkpoint or "the start (no checkpoint was written)")
+            metrics = experiment.train_seed(seed, out_dir, resume_from=checkpoint,
+                                            restart=resume and checkpoint is None)
             if rank_zero:
                 directory.add_seed(seed, metrics, experiment.warnings)
                 # After the results are written: a plotting failure is only a warning.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import socket
 import statistics
 import tempfile
 from datetime import datetime, timezone
@@ -152,8 +153,20 @@ class RunDirectory:
             write_file_atomic(self.path / name, text)
         return self
 
+    def reopen(self) -> "RunDirectory":
+        """Take up an unfinished run of this directory again (resume): its start time, seeds and warnings."""
+        status = self.path / STATUS_FILE
+        self._started = (json.loads(status.read_text()).get("started") if status.is_file() else None) or _now()
+        results = self.path / "results.json"
+        payload = json.loads(results.read_text()) if results.is_file() else {}
+        self.seeds = {seed: {k: math.nan if v is None else v for k, v in values.items()}
+                      for seed, values in payload.get("seeds", {}).items()}
+        self.warnings = payload.get("warnings", {})
+        return self
+
     def _status(self, state: str, **details: Any) -> dict[str, Any]:
-        return {"state": state, "started": self._started, "updated": _now(), "pid": os.getpid(), **details}
+        return {"state": state, "started": self._started, "updated": _now(), "pid": os.getpid(),
+                "host": socket.gethostname(), **details}
 
     def set_state(self, state: str, **details: Any) -> None:
         if state not in STATES:

@@ -26,7 +26,9 @@ class TrainerConfig(Configuration):
     log_every_n_steps: int = Param(10, ge=1)
     progress_bar: bool | None = Param(None, description="null = on in a terminal; off: one line per epoch")
     deterministic: bool = Param(False)
-    save_checkpoints: bool = Param(True, description="keep the best checkpoint under checkpoints/")
+    save_checkpoints: bool = Param(True, description="keep the best checkpoint and last.ckpt (resume) under checkpoints/")
+    checkpoint_every_n_steps: int = Param(0, ge=0, description="also write last.ckpt every N training batches "
+                                                             "within an epoch; 0 = at epoch ends only")
     evaluation_draws: int = Param(5, ge=1, description="seeded test passes averaged when the model samples at "
                                                        "evaluation (a deterministic model is tested once)")
     selection: Literal["monitor", "accuracy_in_band"] = Param(
@@ -51,6 +53,20 @@ class TrainerSettings(ParameterHolder):
         # many times slower on shared machines; one thread per process is the
         # safe default, and OMP_NUM_THREADS still wins when set.
         return int(os.environ.get("OMP_NUM_THREADS", "1") or 1)
+
+    def check_accelerator(self) -> None:
+        """Refuse a GPU run on a machine without one (before any output is written)."""
+        import torch
+
+        if self.accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
+            from pyhighlights.config.resolve import ConfigError
+
+            raise ConfigError(f"trainer.accelerator={self.accelerator}: no CUDA GPU is visible to torch on this "
+                              f"machine (torch {torch.__version__}); use trainer.accelerator=cpu")
+        if self.accelerator in ("gpu", "cuda") and self.devices > torch.cuda.device_count():
+            from pyhighlights.config.resolve import ConfigError
+
+            raise ConfigError(f"trainer.devices={self.devices}: only {torch.cuda.device_count()} CUDA GPU(s) visible")
 
     def show_progress(self) -> bool:
         if self.progress_bar is not None:

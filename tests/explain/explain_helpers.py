@@ -73,3 +73,11 @@ def subword_batch() -> Batch:
     return Batch(input_ids=input_ids, attention_mask=attention, word_ids=word_ids, word_mask=word_mask,
                  highlights=torch.full((2, 3), -1), labels=torch.zeros(2, dtype=torch.long),
                  sample_ids=torch.arange(2))
+
+
+def two_piece_word_batch() -> Batch:
+    """One document of three words for the recurrent tiny classifier; word 1 is two tokens (word_ids [0, 1, 1, 2])."""
+    return Batch(input_ids=torch.tensor([[3, 5, 6, 7]]), attention_mask=torch.ones(1, 4, dtype=torch.long),
+                 word_ids=torch.tensor([[0, 1, 1, 2]]), word_mask=torch.ones(1, 3, dtype=torch.long),
+                 highlights=torch.full((1, 3), -1), labels=torch.zeros(1, dtype=torch.long),
+                 sample_ids=torch.zeros(1, dtype=torch.long))

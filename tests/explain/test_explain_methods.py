@@ -4,9 +4,8 @@ from __future__ import annotations
 import copy
 import pytest
 import torch
-from explain_helpers import LinearPresenceModel, tiny_classifier, word_batch
+from explain_helpers import LinearPresenceModel, tiny_classifier, two_piece_word_batch, word_batch
 
-from pyhighlights.data.batch import Batch
 from pyhighlights.explain.forward import batch_fields
 from pyhighlights.explain.methods import METHODS, make_method, method_parameters
 
@@ -51,10 +50,7 @@ def test_gradient_methods_match_autograd_and_fold_subwords():
     """Saliency = Σ_e |∂p/∂e|, Input x Gradient = Σ_e e·∂p/∂e, summed over a word's tokens."""
     model = tiny_classifier()
     # word 1 of document 0 is two tokens: word_ids [0, 1, 1, 2]
-    batch = Batch(input_ids=torch.tensor([[3, 5, 6, 7]]), attention_mask=torch.ones(1, 4, dtype=torch.long),
-                  word_ids=torch.tensor([[0, 1, 1, 2]]), word_mask=torch.ones(1, 3, dtype=torch.long),
-                  highlights=torch.full((1, 3), -1), labels=torch.zeros(1, dtype=torch.long),
-                  sample_ids=torch.zeros(1, dtype=torch.long))
+    batch = two_piece_word_batch()
     embeddings = model.encoder.embedding(batch.input_ids).detach().requires_grad_()
     handle = model.encoder.embedding.register_forward_hook(lambda m, a, o: embeddings)
     p = torch.softmax(model.predict(batch, batch.word_mask.float()), dim=-1)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from explain_helpers import tiny_classifier, word_batch
+from explain_helpers import tiny_classifier, two_piece_word_batch, word_batch
 
-from pyhighlights.data.batch import Batch
 from pyhighlights.explain.forward import batch_fields
 from pyhighlights.explain.methods import make_method
 
@@ -45,10 +44,7 @@ def test_backends_agree_on_a_tiny_model(name, params):
 
 def test_backends_agree_when_words_span_several_tokens():
     model = tiny_classifier()
-    batch = Batch(input_ids=torch.tensor([[3, 5, 6, 7]]), attention_mask=torch.ones(1, 4, dtype=torch.long),
-                  word_ids=torch.tensor([[0, 1, 1, 2]]), word_mask=torch.ones(1, 3, dtype=torch.long),
-                  highlights=torch.full((1, 3), -1), labels=torch.zeros(1, dtype=torch.long),
-                  sample_ids=torch.zeros(1, dtype=torch.long))
+    batch = two_piece_word_batch()
     captum, tdhook = _both("integrated_gradients", {"n_steps": 10}, model, batch)
     torch.testing.assert_close(tdhook.scores, captum.scores, rtol=RTOL, atol=ATOL)
 

@@ -6,6 +6,7 @@ import torch
 
 from pyhighlights.components import selectors
 from pyhighlights.config.compose import compose_config
+from pyhighlights.testing import quiet_cpu_trainer
 from pyhighlights.training.run import Experiment, resolve_specs
 
 
@@ -20,10 +21,8 @@ def experiment(data_dir, model: str, *extra: str) -> Experiment:
 
 
 def trainer(max_epochs: int = 1, **kwargs) -> pl.Trainer:
-    settings = dict(max_epochs=max_epochs, accelerator="cpu", logger=False, enable_checkpointing=False,
-                    enable_progress_bar=False, enable_model_summary=False, use_distributed_sampler=False,
-                    limit_train_batches=1, limit_val_batches=0, num_sanity_val_steps=0)
-    return pl.Trainer(**{**settings, **kwargs})
+    """One training batch per epoch unless ``limit_train_batches`` says otherwise."""
+    return quiet_cpu_trainer(max_epochs, **{"limit_train_batches": 1, **kwargs})
 
 
 def snapshot(modules) -> list[torch.Tensor]:

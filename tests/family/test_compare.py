@@ -6,6 +6,8 @@ import io
 import json
 import statistics
 
+import pytest
+
 from family_helpers import overrides
 
 from pyhighlights.cli.compare import main
@@ -60,3 +62,52 @@ def test_compare_trains_and_tabulates(family_tiny_dir, tmp_path, capsys):
 def test_unknown_model_is_refused(tmp_path, capsys):
     assert main(["--models", "fr,nope", "--out", str(tmp_path)]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+class Killed(Exception):
+    pass
+
+
+def test_interrupted_comparison_is_finished_and_a_changed_override_trains_anew(family_tiny_dir, tmp_path, capsys,
+                                                                               monkeypatch):
+    from pyhighlights.training.run import Experiment
+
+    out = tmp_path / "compare"
+    argv = ["--models", "rnp,fr", "--seeds", "0", "--out", str(out), "--no-quick",
+            *fast(family_tiny_dir), "trainer.max_epochs=2"]
+    build, trained = Experiment.model, []
+
+    def model_killed_in_frs_second_epoch(self):
+        built = build(self)
+        trained.append(self.specs.model["name"])
+
+        def crash(batch, batch_idx):
+            if self.specs.model["name"] == "fr" and built.current_epoch == 1:
+                raise Killed()
+        built.on_train_batch_start = crash
+        return built
+
+    monkeypatch.setattr(Experiment, "model", model_killed_in_frs_second_epoch)
+    with pytest.raises(Killed):
+        main(argv)
+    assert trained == ["rnp", "fr"] and (out / "rnp" / "results.json").is_file()
+    assert not (out / "fr" / "results.json").exists() and (out / "fr" / "checkpoints" / "last.ckpt").is_file()
+    finished = (out / "rnp" / "results.json").read_bytes()
+
+    monkeypatch.setattr(Experiment, "model", lambda self: trained.append(self.specs.model["name"]) or build(self))
+    trained.clear()
+    assert main(argv) == 0
+    assert trained == ["fr"]  # rnp was finished; fr resumed from its epoch-1 checkpoint
+    assert (out / "rnp" / "results.json").read_bytes() == finished
+    assert set(json.loads((out / "fr" / "results.json").read_text())["seeds"]) == {"0"}
+
+    trained.clear()
+    assert main([*argv, "model.lr=0.01"]) == 0
+    assert trained == ["rnp", "fr"]
+    for model in ("rnp", "fr"):
+        manifest = json.loads((out / f"{model}-2" / "manifest.json").read_text())
+        assert manifest["parameters"]["model"]["lr"] == 0.01
+    assert (out / "rnp" / "results.json").read_bytes() == finished
+    rows = list(csv.DictReader(io.StringIO((out / "comparison.csv").read_text())))
+    assert [row["run_dir"] for row in rows] == [str(out / "rnp-2"), str(out / "fr-2")]
+    capsys.readouterr()

@@ -1,10 +1,17 @@
 """Behavioural: each model learns a small synthetic corpus within a stated number of steps (seeded, one thread).
 
-Corpus: ``family_learn_dir`` (short synthetic Beer reviews, ~690 balanced
-training documents, 43 batches of 16 per epoch). Encoders: BiGRU 64 over
-learned 64d embeddings. Each model gets a learning rate and loss weights for
-this scale (not its reference defaults) and a fixed number of epochs; the
-test scores the final weights on the test split (60 annotated reviews).
+Corpus: ``learnable_beer_dir`` (short synthetic Beer reviews, ~690 balanced
+training documents, 43 batches of 16 per epoch; 166 test reviews).
+Encoders: BiGRU 64 over learned 64d embeddings. Each model gets a learning
+rate and loss weights for this scale (not its reference defaults) and a fixed
+number of epochs; the test scores the final weights on the test split.
+
+Float rounding differs between CPUs, so a seeded run follows a different
+trajectory on another machine; seeds stand in for machines here. Every seed
+of ``SEEDS`` must pass, and each threshold sits well below the worst of
+seeds 0-4 on our machine (the observed ranges are next to the thresholds).
+For scale: the majority class is 0.61 of the test split (166 reviews), and
+selecting 20 % of the words at random scores a highlight F1 of ~0.16.
 """
 from __future__ import annotations
 
@@ -12,33 +19,60 @@ import lightning.pytorch as pl
 import pytest
 from family_helpers import experiment
 
+from pyhighlights.testing import quiet_cpu_trainer
+
+SEEDS = (0, 1, 2)
 COMMON = ("backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16",
           "model.losses.sparsity.weight=1", "model.losses.continuity.weight=1", "model.losses.sparsity.target=0.2")
 
+# MRD with the others' loss weights (lr 0.01, divergence weight 5, 6 epochs) on this training set, scored on
+# its former 49-review test split, seeds 0-4: accuracy 0.55-0.86, F1 0.21-0.37. Three causes, three settings:
+# - For about two epochs KL(full || remainder) stays <= 2e-3: while the remainder still carries the label the
+#   predictor reads both views alike, so the divergence, the selector's only task signal, is flat and the
+#   selector moves under sparsity and continuity alone; it starts to learn only once samples happen to remove
+#   the evidence (KL 0.07-0.14 in the third epoch). Hence 10 epochs.
+# - The scored prediction is the predictor on the rationale, which the reference's phase 1 never trains on
+#   (it sees the remainder and the full text): with the full text classified at >= 0.98, the accuracy on the
+#   rationale still swung between 0.33 and 0.84 from one epoch to the next. ``task`` in predictor_terms also
+#   trains the predictor on the (detached) rationale, so the accuracy measures what the rationale carries.
+# - Emptying the remainder also maximises the divergence: at sparsity weight 1 against divergence weight 5 one
+#   seed of four kept 42 % of the words (F1 0.25). Weights 2 (quick_mrd's ratio) hold the rate near the target.
+MRD = ["model.lr=0.01", "model.losses.divergence.weight=5", "model.predictor_terms=[remainder_task,full_task,task]",
+       "model.losses.sparsity.weight=2", "model.losses.continuity.weight=2"]
+
+# MCD at lr 0.015 for 5 epochs learned on four seeds of five (0.825-0.928, F1 0.365-0.423) and collapsed on seed 3
+# (6 % of the words kept, accuracy 0.54, F1 0.09); at lr 0.008 for 8 epochs no seed collapsed.
+
 # model -> (overrides, epochs, minimum test accuracy, minimum test highlight F1); steps = 43 x epochs
-# (two optimiser steps per batch for MCD/MRD). Observed values: this machine, torch 2.13 CPU.
+# (two optimiser steps per batch for MCD/MRD). Observed: accuracy and F1 ranges over seeds 0-4, this machine,
+# torch 2.13 CPU.
 CASES = {
-    "fr": (["model.lr=0.01", "model.losses.task.weight=1"], 6, 0.9, 0.35),  # observed: 0.98, 0.44
-    "dr": (["model.lr=0.02"], 6, 0.9, 0.45),  # observed: 1.00, 0.66
-    "mgr": (["model.lr=0.01", "model.num_generators=2"], 5, 0.9, 0.5),  # observed: 1.00, 0.74
-    "mcd": (["model.lr=0.015"], 5, 0.85, 0.35),  # observed: 0.94, 0.47
-    "dar": (["model.lr=0.01", "model.auxiliary_epochs=1"], 6, 0.9, 0.45),  # observed: 0.98, 0.64
-    # MRD learns last: its selector's only task signal is the divergence, which is flat until the
-    # remainder already differs from the full text.
-    "mrd": (["model.lr=0.01", "model.losses.divergence.weight=5"], 6, 0.7, 0.25),  # observed: 0.80, 0.32
+    "fr": (["model.lr=0.01", "model.losses.task.weight=1"], 8, 0.85, 0.3),  # observed: 0.982-1.000, 0.419-0.679
+    "dr": (["model.lr=0.02"], 6, 0.8, 0.45),  # observed: 0.904-0.988, 0.614-0.688
+    "mgr": (["model.lr=0.01", "model.num_generators=2"], 5, 0.85, 0.6),  # observed: 0.976-1.000, 0.748-0.800
+    "mcd": (["model.lr=0.008"], 8, 0.75, 0.25),  # observed: 0.867-0.982, 0.365-0.633 (see MCD above)
+    "dar": (["model.lr=0.01", "model.auxiliary_epochs=1"], 6, 0.85, 0.5),  # observed: 0.946-1.000, 0.658-0.748
+    "mrd": (MRD, 10, 0.85, 0.28),  # observed: 0.952-0.994, 0.379-0.545
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_learns(family_learn_dir, name):
+# MRD trains three predictor views and a selector step per batch for 10 epochs, ~50 s of CPU per seed against
+# 10-20 s for the others: marked slow, so the default run leaves it out and CI runs it with ``-m slow``.
+SLOW = {"mrd"}
+
+
+PARAMS = [pytest.param(name, seed, id=f"{name}-{seed}", marks=[pytest.mark.slow] if name in SLOW else [])
+          for name in CASES for seed in SEEDS]
+
+
+@pytest.mark.parametrize(("name", "seed"), PARAMS)
+def test_learns(learnable_beer_dir, name, seed):
     extra, epochs, min_accuracy, min_f1 = CASES[name]
-    exp = experiment(family_learn_dir, name, *COMMON, *extra)
-    pl.seed_everything(0, verbose=False)
+    exp = experiment(learnable_beer_dir, name, *COMMON, *extra)
+    pl.seed_everything(seed, verbose=False)
     model = exp.model()
-    datamodule = exp.datamodule(0)
-    trainer = pl.Trainer(max_epochs=epochs, accelerator="cpu", logger=False, enable_checkpointing=False,
-                         enable_progress_bar=False, enable_model_summary=False, use_distributed_sampler=False,
-                         limit_val_batches=0, num_sanity_val_steps=0)
+    datamodule = exp.datamodule(seed)
+    trainer = quiet_cpu_trainer(epochs)
     trainer.fit(model, datamodule=datamodule)
     metrics = trainer.test(model, datamodule=datamodule, verbose=False)[0]
     assert metrics["test/accuracy"] >= min_accuracy, metrics

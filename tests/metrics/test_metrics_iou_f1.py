@@ -35,20 +35,26 @@ def test_hand_counts(hand_batch):
                             "iou_macro_precision": 0.5, "iou_macro_recall": 1 / 3, "iou_macro_f1": 0.4})
 
 
+
+def _adjacent_spans_against(start: int, end: int) -> tuple[dict, dict]:
+    """Scores of a prediction [start, end) against human spans [18,24), [24,34), [34,44), written as three
+    spans and, for contrast, as the mask's one maximal run [18,44)."""
+    highlights = torch.zeros(1, 50, dtype=torch.long)
+    highlights[0, 18:44] = 1
+    selection = torch.zeros(1, 50, dtype=torch.long)
+    selection[0, start:end] = 1
+    spans = _spans_tensor([(18, 24), (24, 34), (34, 44)])
+    as_written = iou_f1_scores(selection, highlights, torch.ones(1, 50), highlight_spans=spans)
+    return as_written, iou_f1_scores(selection, highlights, torch.ones(1, 50))
+
 def test_adjacent_human_spans_are_not_merged():
     # Human spans [18,24), [24,34), [34,44) written as three spans; prediction [19,48).
     # IoU by hand: [18,24): |[19,24)| = 5 over |[18,48)| = 30 -> 1/6
     #              [24,34): 10 over |[19,48)| = 29 -> 10/29;  [34,44): 10/29
     # best 10/29 < 0.5: no match, P = 0/1, R = 0/3, F1 = 0 (ERASER's _f1, not NaN).
     # Merging the three into [18,44) would give IoU 25/30 and F1 = 1.
-    highlights = torch.zeros(1, 50, dtype=torch.long)
-    highlights[0, 18:44] = 1
-    selection = torch.zeros(1, 50, dtype=torch.long)
-    selection[0, 19:48] = 1
-    spans = _spans_tensor([(18, 24), (24, 34), (34, 44)])
-    out = iou_f1_scores(selection, highlights, torch.ones(1, 50), highlight_spans=spans)
+    out, merged = _adjacent_spans_against(19, 48)
     assert_close_dict(out, {name: 0.0 for name in out})
-    merged = iou_f1_scores(selection, highlights, torch.ones(1, 50))  # spans = maximal runs of the mask
     assert merged["iou_f1"] == 1.0
 
 
@@ -56,15 +62,10 @@ def test_a_prediction_matching_one_of_adjacent_spans():
     # Same human spans; prediction [24,33): IoU with [24,34) = 9/10 -> matched.
     # P = 1/1, R = 1/3 (ERASER divides matched predictions by #gold), F1 = 2 (1/3) / (4/3) = 1/2.
     # Against the merged run [18,44) the IoU would be 9/26 and nothing would match.
-    highlights = torch.zeros(1, 50, dtype=torch.long)
-    highlights[0, 18:44] = 1
-    selection = torch.zeros(1, 50, dtype=torch.long)
-    selection[0, 24:33] = 1
-    spans = _spans_tensor([(18, 24), (24, 34), (34, 44)])
-    out = iou_f1_scores(selection, highlights, torch.ones(1, 50), highlight_spans=spans)
+    out, merged = _adjacent_spans_against(24, 33)
     assert_close_dict(out, {"iou_precision": 1.0, "iou_recall": 1 / 3, "iou_f1": 0.5,
                             "iou_macro_precision": 1.0, "iou_macro_recall": 1 / 3, "iou_macro_f1": 0.5})
-    assert iou_f1_scores(selection, highlights, torch.ones(1, 50))["iou_f1"] == 0.0
+    assert merged["iou_f1"] == 0.0
 
 
 def test_overlapping_and_repeated_gold_spans():

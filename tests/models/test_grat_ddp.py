@@ -9,7 +9,6 @@ each process by a callback).
 from __future__ import annotations
 
 import lightning.pytorch as pl
-import pytest
 import torch
 from pyhighlights.testing import tiny_overrides
 

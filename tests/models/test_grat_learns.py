@@ -17,6 +17,7 @@ import lightning.pytorch as pl
 import pytest
 
 from pyhighlights.config.compose import compose_config
+from pyhighlights.testing import quiet_cpu_trainer
 from pyhighlights.training.run import Experiment, resolve_specs
 
 OUR_OPTIONS = ("model.losses.match.name=jsd", "model.guide_target_mean=valid", "model.losses.guide.average=valid",
@@ -47,9 +48,7 @@ def train_and_test(data_dir, seed: int) -> dict:
     pl.seed_everything(seed, verbose=False)
     model = exp.model()
     datamodule = exp.datamodule(seed)
-    trainer = pl.Trainer(max_epochs=EPOCHS, accelerator="cpu", logger=False, enable_checkpointing=False,
-                         enable_progress_bar=False, enable_model_summary=False, use_distributed_sampler=False,
-                         limit_val_batches=0, num_sanity_val_steps=0)
+    trainer = quiet_cpu_trainer(EPOCHS)
     trainer.fit(model, datamodule=datamodule)
     assert int(model.rationaliser_steps) == (EPOCHS - 1) * trainer.num_training_batches
     return trainer.test(model, datamodule=datamodule, verbose=False)[0]

@@ -1,7 +1,7 @@
 """The G-RAT reference's model selection (run_guide.py) on a hand-made sequence of dev epochs."""
 import lightning.pytorch as pl
-import torch
 
+from pyhighlights.testing import scripted_validation
 from pyhighlights.training.callbacks import BandSelection, BandSelectionCheckpoint
 
 # (dev accuracy, dev selection rate) per epoch; s = 0.15, band 0.035 -> rates in (0.115, 0.185); floor 0.8.
@@ -17,6 +17,7 @@ EPOCHS = [
     (0.95, 0.185),  # 8: the band is open: 0.185 is outside
 ]
 KEPT_FROM_1 = [4, 5, 7]
+LOGGED = [{"val/balanced_accuracy": accuracy, "val/sparsity_per_document": rate} for accuracy, rate in EPOCHS]
 
 
 def test_rule_on_a_hand_made_sequence():
@@ -30,35 +31,11 @@ def test_first_epoch_must_beat_the_floor():
     assert BandSelection(0.15, floor=0.8).keep(0.81, 0.15)
 
 
-class Scripted(pl.LightningModule):
-    def __init__(self, first_scored_epoch):
-        super().__init__()
-        self.first_scored_epoch = first_scored_epoch
-        self.weight = torch.nn.Parameter(torch.zeros(1))
-
-    def training_step(self, batch, batch_idx):
-        return (self.weight * batch[0]).sum()
-
-    def validation_step(self, batch, batch_idx):
-        accuracy, rate = EPOCHS[self.current_epoch]
-        self.log("val/balanced_accuracy", accuracy)
-        self.log("val/sparsity_per_document", rate)
-
-    def configure_optimizers(self):
-        return torch.optim.SGD(self.parameters(), lr=0.0)
-
-    def train_dataloader(self):
-        return [torch.ones(1)]
-
-    def val_dataloader(self):
-        return [torch.ones(1)]
-
-
 def test_checkpoint_keeps_the_last_kept_epoch_and_ignores_warmup(tmp_path):
     checkpoint = BandSelectionCheckpoint(dirpath=tmp_path, target=0.15, band=0.035, floor=0.8)
     trainer = pl.Trainer(max_epochs=len(EPOCHS), callbacks=[checkpoint], logger=False, enable_progress_bar=False,
                          enable_model_summary=False, num_sanity_val_steps=0, accelerator="cpu")
-    trainer.fit(Scripted(first_scored_epoch=1))
+    trainer.fit(scripted_validation(1, LOGGED))
     assert trainer.checkpoint_callback is checkpoint
     assert checkpoint.kept_epochs == KEPT_FROM_1
     assert checkpoint.best_model_path.endswith("best-epoch=7.ckpt")
@@ -69,5 +46,5 @@ def test_without_warmup_awareness_epoch_zero_would_have_been_kept(tmp_path):
     checkpoint = BandSelectionCheckpoint(dirpath=tmp_path, target=0.15)
     trainer = pl.Trainer(max_epochs=2, callbacks=[checkpoint], logger=False, enable_progress_bar=False,
                          enable_model_summary=False, num_sanity_val_steps=0, accelerator="cpu")
-    trainer.fit(Scripted(first_scored_epoch=0))
+    trainer.fit(scripted_validation(0, LOGGED))
     assert checkpoint.kept_epochs == [0]

@@ -1,35 +1,13 @@
 """Warm-up-aware checkpointing and early stopping; monitors must agree."""
 import lightning.pytorch as pl
 import pytest
-import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 
+from pyhighlights.testing import scripted_validation
 from pyhighlights.training.callbacks import WarmupAwareCheckpoint, WarmupAwareEarlyStopping, check_monitors
 
 # val/loss per epoch: the guider-only epochs 0 and 1 look best, but must not count.
 LOSSES = [0.1, 0.2, 0.9, 0.5, 0.7]
-
-
-class Scripted(pl.LightningModule):
-    def __init__(self, first_scored_epoch):
-        super().__init__()
-        self.first_scored_epoch = first_scored_epoch
-        self.weight = torch.nn.Parameter(torch.zeros(1))
-
-    def training_step(self, batch, batch_idx):
-        return (self.weight * batch[0]).sum()
-
-    def validation_step(self, batch, batch_idx):
-        self.log("val/loss", LOSSES[self.current_epoch])
-
-    def configure_optimizers(self):
-        return torch.optim.SGD(self.parameters(), lr=0.0)
-
-    def train_dataloader(self):
-        return [torch.ones(1)]
-
-    def val_dataloader(self):
-        return [torch.ones(1)]
 
 
 def fit(tmp_path, first_scored_epoch, patience=None):
@@ -39,7 +17,7 @@ def fit(tmp_path, first_scored_epoch, patience=None):
         callbacks.append(WarmupAwareEarlyStopping(monitor="val/loss", mode="min", patience=patience))
     trainer = pl.Trainer(max_epochs=len(LOSSES), callbacks=callbacks, logger=False, enable_progress_bar=False,
                          enable_model_summary=False, num_sanity_val_steps=0, accelerator="cpu")
-    trainer.fit(Scripted(first_scored_epoch))
+    trainer.fit(scripted_validation(first_scored_epoch, [{"val/loss": loss} for loss in LOSSES]))
     return trainer, checkpoint
 
 

@@ -6,7 +6,7 @@ token [B, T, H] and the SPP base folds them onto words through ``word_ids``,
 so selection, highlights, metrics and predictions stay over words.
 
 Removing words: a removed word's tokens are removed from the attention mask
-(DESIGN section 4), so no kept token attends to them; special tokens are
+so no kept token attends to them; special tokens are
 always kept. The mask is passed as a 4-D additive bias (0 on kept keys, a
 large negative number on removed ones), because a 2-D mask is turned into a
 boolean mask inside ``transformers`` and would cut the gradient to the

@@ -1,0 +1,63 @@
+"""The resume checkpoint: ``checkpoints/last.ckpt``, written atomically.
+
+What is saved when:
+- at the end of every training epoch (after validation, so the best-checkpoint
+  and early-stopping states are current);
+- every ``every_n_steps`` optimiser steps within an epoch when that is > 0
+  (Lightning stores the loop position and the training loader's position with
+  it, so a resumed run skips the batches already trained on);
+- on SLURM's pre-timeout signal Lightning writes ``hpc_ckpt_<n>.ckpt`` next to
+  the run's outputs (see :func:`latest_checkpoint`).
+
+The file is written under a temporary name and renamed, so a process killed
+while writing leaves the previous ``last.ckpt`` intact.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import lightning.pytorch as pl
+import torch
+
+LAST = "last.ckpt"
+
+
+class LastCheckpoint(pl.Callback):
+    def __init__(self, dirpath: Path | str, every_n_steps: int = 0):
+        self.path = Path(dirpath) / LAST
+        self.every_n_steps = every_n_steps
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+        if self.every_n_steps and (batch_idx + 1) % self.every_n_steps == 0 \
+                and batch_idx + 1 < trainer.num_training_batches:
+            self.save(trainer)
+
+    def on_train_epoch_end(self, trainer, pl_module):
+        self.save(trainer)
+
+    def save(self, trainer: pl.Trainer) -> None:
+        temporary = self.path.with_name(f".{self.path.name}.tmp")
+        if trainer.is_global_zero:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        trainer.save_checkpoint(temporary)  # every rank takes part; rank 0 writes
+        if trainer.is_global_zero:
+            os.replace(temporary, self.path)
+
+
+def _global_step(path: Path) -> int:
+    return int(torch.load(path, map_location="cpu", weights_only=False, mmap=True).get("global_step", -1))
+
+
+def latest_checkpoint(out_dir: Path | str) -> Path | None:
+    """The checkpoint a resumed run continues from: ``checkpoints/last.ckpt`` or a newer SLURM ``hpc_ckpt_<n>.ckpt``."""
+    out_dir = Path(out_dir)
+    candidates = [p for p in [out_dir / "checkpoints" / LAST] if p.is_file()]
+    hpc = sorted(out_dir.glob("hpc_ckpt_*.ckpt"), key=lambda p: int(re.findall(r"\d+", p.stem)[-1]))
+    if hpc:
+        candidates.append(hpc[-1])
+    if not candidates:
+        return None
+    # The most training wins; on a tie the epoch-end last.ckpt (listed first) is preferred.
+    return max(candidates, key=_global_step)
