@@ -186,6 +186,11 @@ class TwoPhaseConfig(LiuConfig):
                              name="predictor_terms and selector_terms must name loss terms of model.losses")
         config.add_condition(lambda c: bool(c.predictor_terms) and bool(c.selector_terms),
                              name="predictor_terms and selector_terms must not be empty")
+        # Phase 1's backward frees the sample's graph (and may step the selector), so phase 2 can reuse
+        # the sample only if phase 1 did not backpropagate through it.
+        config.add_condition(lambda c: c.fresh_sample or not {"sparsity", "continuity"} & set(c.predictor_terms),
+                             name="fresh_sample=false reuses phase 1's sample: model.predictor_terms must then "
+                                  "leave out sparsity and continuity")
         return config
 
 

@@ -103,3 +103,12 @@ def test_selector_step_moves_the_divergence(family_tiny_dir, monkeypatch, name, 
     model.manual_step, model.training_step = measuring, keeping_batch
     trainer(1, limit_train_batches=1).fit(model, datamodule=exp.datamodule(0))
     assert direction * (scores["after"] - scores["before"]) > 0, scores
+
+
+@pytest.mark.parametrize("name", ["mcd", "mrd"])
+def test_reusing_the_sample_needs_phase_one_without_selection_terms(family_tiny_dir, name):
+    """Phase 1's backward through sparsity/continuity frees the sample's graph: reusing it is refused up front."""
+    from pyhighlights.config.resolve import ConfigError
+
+    with pytest.raises(ConfigError, match="fresh_sample=false"):
+        experiment(family_tiny_dir, name, "model.fresh_sample=false")
