@@ -84,7 +84,7 @@ CASES = {
     "mcd": ([*FAST, "model.lr=0.008"], 8, 0.75, 0.2),  # observed: 0.855-0.994, 0.316-0.648 (see MCD above)
     # observed: 0.952-1.000, 0.602-0.789
     "dar": ([*FAST, "model.lr=0.01", "model.auxiliary_epochs=1", *DAR_LAYOUT], 6, 0.85, 0.45),
-    # observed: 0.952-0.994, 0.416-0.484 (seeds 0-2 only; before the reference defaults, seeds 0-4: 0.379-0.545)
+    # observed: 0.952-0.994, 0.416-0.502
     "mrd": (MRD, 10, 0.85, 0.28),
 }
 
