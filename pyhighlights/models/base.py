@@ -22,6 +22,7 @@ from pyhighlights.config.resolve import Spec, build
 from pyhighlights.data.batch import Batch
 from pyhighlights.metrics import RationaleMetrics
 from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.training import random_states
 
 BackboneFactory = Callable[[], Backbone]
 
@@ -220,22 +221,12 @@ class SPPModel(pl.LightningModule):
 
     # --- exact resume ---------------------------------------------------------------
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        # Lightning does not store random states; Gumbel noise and dropout draw
-        # from them, so a resumed run restores them to continue exactly.
-        import random
-
-        import numpy as np
-
-        name, keys, position, has_gauss, cached = np.random.get_state()
-        # Plain types only, so the checkpoint still loads with weights_only=True.
-        checkpoint["pyhighlights_rng"] = {"torch": torch.get_rng_state(),
-                                          "numpy": [name, keys.tolist(), int(position), int(has_gauss), float(cached)],
-                                          "python": random.getstate()}
-        if torch.cuda.is_available() and torch.cuda.is_initialized():
-            checkpoint["pyhighlights_rng"]["cuda"] = torch.cuda.get_rng_state_all()
+        # Gumbel noise and dropout draw from the random states; a resumed run
+        # restores each process's own to continue exactly.
+        checkpoint[random_states.KEY] = random_states.for_checkpoint()
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        self._pending_rng = checkpoint.get("pyhighlights_rng")
+        self._pending_rng = random_states.own_state(checkpoint.get(random_states.KEY))
 
     def on_train_start(self) -> None:
         # Restored here, not in on_load_checkpoint: Lightning draws from the
@@ -243,16 +234,7 @@ class SPPModel(pl.LightningModule):
         # uninterrupted run too, before the checkpoint was written).
         state = getattr(self, "_pending_rng", None)
         if state is not None:
-            import random
-
-            import numpy as np
-
-            torch.set_rng_state(state["torch"])
-            name, keys, position, has_gauss, cached = state["numpy"]
-            np.random.set_state((name, np.asarray(keys, dtype=np.uint32), position, has_gauss, cached))
-            random.setstate(state["python"])
-            if state.get("cuda") is not None and torch.cuda.is_available():
-                torch.cuda.set_rng_state_all(state["cuda"])
+            random_states.restore(state)
             self._pending_rng = None
 
     # --- evaluation -----------------------------------------------------------------
