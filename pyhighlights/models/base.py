@@ -244,9 +244,12 @@ class SPPModel(pl.LightningModule):
     def _evaluate(self, batch: Batch, split: str) -> dict[str, torch.Tensor]:
         outputs = self(batch)
         total, parts = self.loss(outputs, scales=self.evaluation_scales())
-        self.log(f"{split}/loss", total, batch_size=batch.size, sync_dist=True)
+        # A float count: Lightning averages over processes by dividing the summed count by the number of
+        # processes, which truncates an integer (an odd total would divide the losses by one document less).
+        documents = float(batch.size)
+        self.log(f"{split}/loss", total, batch_size=documents, sync_dist=True)
         for name, value in parts.items():
-            self.log(f"{split}/loss/{name}", value, batch_size=batch.size, sync_dist=True)
+            self.log(f"{split}/loss/{name}", value, batch_size=documents, sync_dist=True)
         self.metrics[split].update(outputs["mask"], batch.highlights, batch.word_mask, outputs["logits"], batch.labels)
         return outputs
 
