@@ -141,7 +141,7 @@ class Experiment:
         pl.seed_everything(seed, workers=True, verbose=False)
         datamodule = self.datamodule(seed)
         model = self.model()
-        if (resume_from is not None or restart) and _global_rank() == 0:
+        if (resume_from is not None or restart) and _global_zero():
             # Rows logged after the checkpoint are logged again by the resumed run.
             rows = 0 if resume_from is None else \
                 torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True).get(ROWS_KEY)
@@ -226,7 +226,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     build("trainer", specs.trainer).check_accelerator()
     check_warmup(specs.model, specs.trainer)
     seeds = seeds_of(cfg)
-    rank_zero = _global_rank() == 0
+    rank_zero = _global_zero()
     directory = RunDirectory(run_dir)
     if resume:
         if rank_zero:
@@ -272,10 +272,15 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     return {"seeds": directory.seeds, "summary": summarise(directory.seeds)}
 
 
-def _global_rank() -> int:
+def _global_zero() -> bool:
+    """Whether this process is rank 0 of the job, read from the environment before Lightning starts.
+
+    torchrun sets RANK and srun SLURM_PROCID; Lightning's own launcher sets NODE_RANK on every machine
+    of a multi-node job and LOCAL_RANK in the processes it starts on each.
+    """
     import os
 
-    for variable in ("RANK", "SLURM_PROCID", "LOCAL_RANK"):
+    for variable in ("RANK", "SLURM_PROCID"):
         if variable in os.environ:
-            return int(os.environ[variable])
-    return 0
+            return int(os.environ[variable]) == 0
+    return all(int(os.environ.get(variable, "0") or 0) == 0 for variable in ("NODE_RANK", "LOCAL_RANK"))
