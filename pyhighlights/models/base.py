@@ -244,8 +244,8 @@ class SPPModel(pl.LightningModule):
     def _evaluate(self, batch: Batch, split: str) -> dict[str, torch.Tensor]:
         outputs = self(batch)
         total, parts = self.loss(outputs, scales=self.evaluation_scales())
-        # A float count: Lightning averages over processes by dividing the summed count by the number of
-        # processes, which truncates an integer (an odd total would divide the losses by one document less).
+        # A float count: for the mean over processes Lightning divides the summed count by the number
+        # of processes, which truncates an integer (2 processes, 51 documents: 25 instead of 25.5).
         documents = float(batch.size)
         self.log(f"{split}/loss", total, batch_size=documents, sync_dist=True)
         for name, value in parts.items():
