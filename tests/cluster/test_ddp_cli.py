@@ -2,7 +2,8 @@
 document once, and the results of one process trained on the same global batches.
 
 Rank r trains, at step k, on batch 2k + r of the epoch's global batch list; the single-process reference
-trains, at step k, on batches 2k and 2k + 1 together. The two can agree to rounding only where the
+(run in this process, its sampler replaced) trains, at step k, on batches 2k and 2k + 1 together. A doubled
+batch size would not do: the batch list is cut, bucketed and shuffled per batch size. The two can agree to rounding only where the
 processes' gradients average to the global batch's gradient: the full-input classifier with dropout
 off draws no random numbers (each DDP process draws its own dropout masks and Gumbel noise, which one
 process over the global batch cannot reproduce), its loss is a mean over documents and every batch is
