@@ -4,23 +4,19 @@ from __future__ import annotations
 import csv
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
+
+from forked_scripts import run_script
 
 from pyhighlights.config.compose import compose_config
 from pyhighlights.testing import tiny_overrides
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_ddp_spawn_run_keeps_the_history_and_predicts_each_test_document_once(tiny_beer_dir, tmp_path):
     run_dir = tmp_path / "ddp"
     overrides = tiny_overrides(tiny_beer_dir, "trainer.max_epochs=2", "trainer.limit_train_batches=3",
                                "trainer.limit_val_batches=2", "trainer.log_every_n_steps=1")
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), *overrides, "trainer.devices=2",
-                             "trainer.strategy=ddp_spawn", f"hydra.run.dir={run_dir}"], capture_output=True,
-                            text=True, cwd=ROOT, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    result = run_script("train.py", *overrides, "trainer.devices=2", "trainer.strategy=ddp_spawn",
+                        f"hydra.run.dir={run_dir}")
     assert result.returncode == 0, result.stderr[-3000:]
 
     rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
