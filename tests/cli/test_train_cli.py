@@ -1,13 +1,13 @@
-"""scripts/train.py end to end, through a subprocess, as a user runs it."""
+"""scripts/train.py end to end, in its own process, as a user runs it (see forked_scripts)."""
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from forked_scripts import run_script
 
 from pyhighlights.testing import tiny_overrides
 
@@ -17,16 +17,14 @@ SCRIPT = ROOT / "scripts" / "train.py"
 
 def train(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HYDRA_FULL_ERROR": "0"}
-    result = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, env=env,
-                            cwd=ROOT, timeout=300)
+    result = run_script(SCRIPT.name, *args, env=env, cwd=ROOT, timeout=300)
     if check and result.returncode != 0:
         raise AssertionError(f"exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result
 
 
-def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir, tmp_path):
-    run_dir = tmp_path / "run"
-    result = train(*tiny_overrides(tiny_beer_dir), f"hydra.run.dir={run_dir}")
+def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir, tiny_cli_run):
+    run_dir, result = tiny_cli_run
     assert "test/accuracy = " in result.stdout and "test/highlight_f1 = " in result.stdout
     results = json.loads((run_dir / "results.json").read_text())
     summary = results["summary"]
@@ -50,9 +48,8 @@ def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir,
     assert (run_dir / "results.json").read_bytes() == before
 
 
-def test_several_seeds_in_one_run(tiny_beer_dir, tmp_path):
-    run_dir = tmp_path / "seeds"
-    train(*tiny_overrides(tiny_beer_dir), "seeds=[0,1]", f"hydra.run.dir={run_dir}")
+def test_several_seeds_in_one_run(two_seed_cli_run):
+    run_dir, _ = two_seed_cli_run
     results = json.loads((run_dir / "results.json").read_text())
     values = [results["seeds"][s]["test/accuracy"] for s in ("0", "1")]
     mean = sum(values) / 2

@@ -17,18 +17,16 @@ import csv
 import json
 import math
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
+from forked_scripts import run_script
 
 from pyhighlights.config.compose import compose_config
 from pyhighlights.data.samplers import BucketBatchSampler
 from pyhighlights.testing import tiny_overrides
 
-ROOT = Path(__file__).resolve().parents[2]
 BATCH = 14  # divides the tiny corpus's 252 training documents: every batch is full
 
 
@@ -83,15 +81,14 @@ def assert_close(a, b, name: str) -> None:
     assert (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6), (name, a, b)
 
 
-@pytest.mark.parametrize("strategy", ["ddp_spawn", "ddp"])
+# Plain ddp re-launches the script per rank; it costs another start-up, so it runs with the slow tests.
+@pytest.mark.parametrize("strategy", ["ddp_spawn", pytest.param("ddp", marks=pytest.mark.slow)])
 def test_two_processes_write_one_run_equal_to_one_process_on_the_global_batches(tiny_beer_dir, tmp_path, reference,
                                                                                strategy):
     one_dir, test_ids = reference
     run_dir = tmp_path / strategy
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), *overrides(tiny_beer_dir),
-                             "trainer.devices=2", f"trainer.strategy={strategy}", f"hydra.run.dir={run_dir}"],
-                            capture_output=True, text=True, cwd=ROOT, timeout=600,
-                            env={**os.environ, "OMP_NUM_THREADS": "1"})
+    result = run_script("train.py", *overrides(tiny_beer_dir), "trainer.devices=2", f"trainer.strategy={strategy}",
+                        f"hydra.run.dir={run_dir}")
     assert result.returncode == 0, result.stderr[-3000:]
 
     # One directory, written by rank 0; under ddp, rank 1's own Hydra log sits beside rank 0's.
