@@ -26,7 +26,10 @@ def train(*args: str, check: bool = True) -> subprocess.CompletedProcess:
 
 def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir, tmp_path):
     run_dir = tmp_path / "run"
-    result = train(*tiny_overrides(tiny_beer_dir), f"hydra.run.dir={run_dir}")
+    # Lightning's own Trainer arguments, a second logger and a callback, beside the run's own files.
+    lightning = ("trainer.gradient_clip_val=1.0", "trainer.accumulate_grad_batches=2", "trainer.val_check_interval=0.5",
+                 "logger=tensorboard", "callbacks=lr_monitor")
+    result = train(*tiny_overrides(tiny_beer_dir), *lightning, f"hydra.run.dir={run_dir}")
     assert "test/accuracy = " in result.stdout and "test/highlight_f1 = " in result.stdout
     results = json.loads((run_dir / "results.json").read_text())
     summary = results["summary"]
@@ -43,6 +46,10 @@ def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir,
     for name in ("losses.png", "selection_rate.png", "validation.png", "highlight_positions.png"):
         assert (run_dir / "plots" / name).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), name
     assert (run_dir / "metrics.csv").exists() and list((run_dir / "checkpoints").glob("*.ckpt"))
+    assert list((run_dir / "tensorboard").glob("events.out.tfevents.*"))
+    header = (run_dir / "metrics.csv").read_text().splitlines()[0].split(",")
+    assert "lr-Adam/encoder" in header  # the callback's values reach metrics.csv too
+    assert manifest["parameters"]["trainer"]["accumulate_grad_batches"] == 2
 
     before = (run_dir / "results.json").read_bytes()
     again = train(*tiny_overrides(tiny_beer_dir), f"hydra.run.dir={run_dir}", check=False)
@@ -67,6 +74,7 @@ def test_several_seeds_in_one_run(tiny_beer_dir, tmp_path):
     ("model.lr=nan", "model.lr"),
     ("+model.temprature=0.5", "model.temprature: unknown field"),
     ("backbone.hidden_size=abc", "backbone.hidden_size"),
+    ("trainer.foo=1", "trainer.foo: neither a pyhighlights trainer setting nor a lightning.Trainer argument"),
 ])
 def test_bad_overrides_exit_with_the_field_named(tiny_beer_dir, tmp_path, override, message):
     result = train(*tiny_overrides(tiny_beer_dir), override, f"hydra.run.dir={tmp_path / 'bad'}", check=False)
@@ -84,6 +92,11 @@ def test_missing_corpus_names_the_files(tmp_path):
     result = train("dataset=beer", f"dataset.data_dir={tmp_path / 'nothing'}", f"hydra.run.dir={tmp_path / 'r'}",
                    check=False)
     assert result.returncode != 0 and "annotations.json" in result.stderr
+
+
+def test_help_lists_the_logger_and_callbacks_groups():
+    result = train("--help")
+    assert "logger: csv, mlflow, tensorboard, wandb" in result.stdout and "callbacks: lr_monitor" in result.stdout
 
 
 def test_cfg_job_prints_every_parameter():
