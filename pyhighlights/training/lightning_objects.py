@@ -57,7 +57,8 @@ def validate_section(section: str, node: Mapping[str, Any] | None) -> dict[str, 
         cls = _load_class(entry[TARGET], f"{where}.{TARGET}")
         if not (isinstance(cls, type) and issubclass(cls, _base(section))):
             raise ConfigError(f"{where}.{TARGET}: {entry[TARGET]} is not a {_base(section).__name__} subclass")
-        _check_arguments(cls, entry, where, owned=("save_dir",) if section == "logger" else ())
+        owned = ("save_dir", *_location(cls, Path("."))) if section == "logger" else ()
+        _check_arguments(cls, entry, where, owned=owned)
         _check_installed(cls, where)
         checked[str(label)] = entry
     return checked
@@ -85,13 +86,24 @@ def _check_installed(cls: type, where: str) -> None:
                           f"pip install 'pyhighlights[{extra}]'")
 
 
+def _location(cls: type, directory: Path) -> dict[str, str]:
+    """The arguments that put a logger's files in ``directory``."""
+    if cls.__name__ == "MLFlowLogger":
+        # A local SQLite store: MLflow's file store keeps each metric in a file named after it, so
+        # val/loss and val/loss/task cannot both exist there (and MLflow 3 retires that store).
+        return {"tracking_uri": f"sqlite:///{directory.resolve() / 'mlflow.db'}",
+                "artifact_location": str(directory.resolve() / "artifacts")}
+    return {"save_dir": str(directory)}
+
+
 def build_loggers(spec: Mapping[str, Mapping[str, Any]], run_dir: Path) -> list:
     """The chosen loggers, each writing under ``run_dir/<label>/``."""
     loggers = []
     for label, entry in spec.items():
-        arguments = {key: value for key, value in entry.items() if key != TARGET}
-        loggers.append(_load_class(entry[TARGET], f"logger.{label}")(save_dir=str(Path(run_dir) / label),
-                                                                     **arguments))
+        cls = _load_class(entry[TARGET], f"logger.{label}")
+        directory = Path(run_dir) / label
+        directory.mkdir(parents=True, exist_ok=True)
+        loggers.append(cls(**_location(cls, directory), **{k: v for k, v in entry.items() if k != TARGET}))
     return loggers
 
 

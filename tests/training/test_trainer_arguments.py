@@ -88,6 +88,7 @@ def test_logger_and_callback_presets_are_lightning_classes():
     (["+callbacks.mine._target_=lightning.pytorch.loggers.CSVLogger"], "not a Callback subclass"),
     (["callbacks=timer", "+callbacks.timer.durration=1"], "callbacks.timer.durration: not an argument of Timer"),
     (["logger=tensorboard", "+logger.tensorboard.save_dir=/elsewhere"], "logger.tensorboard.save_dir: set by the run"),
+    (["logger=mlflow", "+logger.mlflow.tracking_uri=http://x"], "logger.mlflow.tracking_uri: set by the run"),
 ])
 def test_bad_logger_and_callback_entries_are_named(overrides, named):
     assert named in refusal(*overrides)
@@ -108,12 +109,30 @@ def test_a_user_callback_is_built_with_its_arguments(tiny_beer_dir, tmp_path):
     assert len(timers) == 1 and timers[0]._duration == 60.0
 
 
-@pytest.mark.parametrize("name, files", [("mlflow", "mlflow/**/meta.yaml"), ("wandb", "wandb/**/*.wandb")])
-def test_optional_loggers_write_inside_the_run_directory(tiny_beer_dir, tmp_path, name, files):
-    pytest.importorskip(name)
-    exp = Experiment(resolve_specs(compose_config(tiny_overrides(tiny_beer_dir, f"logger={name}"))))
-    trainer = exp.trainer(tmp_path, exp.model(), limit_train_batches=1, limit_val_batches=1, callbacks=[])
-    trainer.fit(exp.model(), datamodule=exp.datamodule(0))
+def test_mlflow_logs_every_metric_into_a_store_inside_the_run_directory(tiny_beer_dir, tmp_path):
+    pytest.importorskip("mlflow")
+    pytest.importorskip("sqlalchemy")
+    trainer = fit_one_batch(tiny_beer_dir, tmp_path, "logger=mlflow")
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow' / 'mlflow.db'}")
+    run = client.get_run(trainer.loggers[1].run_id)
+    assert {"val/loss", "val/loss/task", "val/accuracy"} <= set(run.data.metrics)  # a name may extend another
+    assert (tmp_path / "metrics.csv").is_file()
+
+
+def test_wandb_writes_offline_inside_the_run_directory(tiny_beer_dir, tmp_path):
+    pytest.importorskip("wandb")
+    fit_one_batch(tiny_beer_dir, tmp_path, "logger=wandb")
+    assert list(tmp_path.glob("wandb/wandb/offline-run-*/run-*.wandb")) and (tmp_path / "metrics.csv").is_file()
+
+
+def fit_one_batch(data_dir, out_dir, *overrides):
+    exp = Experiment(resolve_specs(compose_config(tiny_overrides(data_dir, *overrides))))
+    model = exp.model()
+    trainer = exp.trainer(out_dir, model, limit_train_batches=1, limit_val_batches=1, callbacks=[],
+                          enable_checkpointing=False)
+    trainer.fit(model, datamodule=exp.datamodule(0))
     for logger in trainer.loggers:
         logger.finalize("success")
-    assert list(tmp_path.glob(files)) and (tmp_path / "metrics.csv").is_file()
+    return trainer
