@@ -29,8 +29,11 @@ OWNED = {
     "barebones": "the run directory needs the logger and the checkpoints barebones turns off",
 }
 
-#: Passed-through arguments Lightning refuses for models that step their optimisers themselves.
+#: Passed-through arguments Lightning refuses for models that step their optimisers themselves, and that we
+#: cannot apply for them either.
 AUTOMATIC_ONLY = ("accumulate_grad_batches",)
+#: Passed-through arguments those models apply themselves, through Lightning's clipping in each of their steps.
+MANUAL_CLIPPING = ("gradient_clip_val", "gradient_clip_algorithm")
 
 
 def trainer_arguments() -> list[str]:
@@ -87,3 +90,27 @@ def check_clipping(model: Mapping[str, Any], trainer: Mapping[str, Any]) -> None
         raise ConfigError(f"trainer.{given[0]} and model.grad_clip={model['grad_clip']}: two gradient clipping "
                           "settings; set model.grad_clip=0 to clip with the Trainer's arguments, or drop "
                           f"trainer.{given[0]}")
+
+
+def check_fits_model(lightning: Mapping[str, Any], model_name: str, build_model) -> None:
+    """Refuse, before the run directory is claimed, arguments Lightning refuses for this model.
+
+    ``build_model`` is only called when such an argument is given.
+    """
+    given = [name for name in AUTOMATIC_ONLY if lightning.get(name, 1) != 1]
+    if given and not build_model().automatic_optimization:
+        raise ConfigError(f"trainer.{given[0]}={lightning[given[0]]}: {model_name} steps its optimisers itself, "
+                          "which Lightning's gradient accumulation does not support")
+
+
+def arguments_for(model, lightning: Mapping[str, Any]) -> dict[str, Any]:
+    """The passed-through arguments for ``model``'s Trainer.
+
+    Lightning refuses clipping arguments with manual optimisation; such a model
+    gets them instead and clips through Lightning in its own steps, after the
+    precision plugin has unscaled the gradients (models/base.py).
+    """
+    arguments = dict(lightning)
+    if not model.automatic_optimization:
+        model.manual_clipping = tuple(arguments.pop(name, None) for name in MANUAL_CLIPPING)
+    return arguments

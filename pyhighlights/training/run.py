@@ -25,7 +25,8 @@ from pyhighlights.training.callbacks import (BandSelectionCheckpoint, Prediction
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
-from pyhighlights.training.lightning_args import AUTOMATIC_ONLY, check_clipping, trainer_settings, trainer_spec
+from pyhighlights.training.lightning_args import (arguments_for, check_clipping, check_fits_model, trainer_settings,
+                                                  trainer_spec)
 from pyhighlights.training.lightning_objects import build_callbacks, build_loggers, validate_section
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.progress import corpus_summary, progress_callback
@@ -109,22 +110,8 @@ class Experiment:
         return build("model", self.specs.model, path="model", backbone_factory=self.inputs.backbone_factory,
                      num_classes=self.corpus.num_classes)
 
-    def check_trainer_fits_model(self) -> None:
-        """Refuse, before the run directory is claimed, Trainer arguments Lightning refuses for this model."""
-        given = [name for name in AUTOMATIC_ONLY if self.settings.lightning.get(name, 1) != 1]
-        if given and not self.model().automatic_optimization:
-            raise ConfigError(f"trainer.{given[0]}={self.settings.lightning[given[0]]}: "
-                              f"{self.specs.model['name']} steps its optimisers itself (several per batch), "
-                              "which Lightning's gradient accumulation does not support")
-
     def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
         s = self.settings
-        lightning = dict(s.lightning)
-        if not model.automatic_optimization:
-            # Lightning refuses these for manual optimisation; the model clips through Lightning with them
-            # (after the precision plugin has unscaled the gradients) in its manual steps.
-            model.manual_clipping = (lightning.pop("gradient_clip_val", None),
-                                     lightning.pop("gradient_clip_algorithm", None))
         callbacks: list[pl.Callback] = []
         if s.save_checkpoints and s.selection == "accuracy_in_band":
             callbacks.append(BandSelectionCheckpoint(dirpath=out_dir / "checkpoints", target=_band_centre(s, model),
@@ -155,7 +142,7 @@ class Experiment:
             deterministic=s.deterministic, use_distributed_sampler=False, enable_checkpointing=s.save_checkpoints,
             default_root_dir=out_dir,
         )
-        kwargs.update(lightning)
+        kwargs.update(arguments_for(model, s.lightning))
         kwargs.update(overrides)
         return pl.Trainer(**kwargs)
 
@@ -264,7 +251,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
         directory.check_free()
     log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     experiment = Experiment(specs)
-    experiment.check_trainer_fits_model()
+    check_fits_model(experiment.settings.lightning, experiment.specs.model["name"], experiment.model)
     if rank_zero and resume:
         directory.set_state("running", resumed=True)
         note_resumed(directory.path, specs.as_dict(), command)
