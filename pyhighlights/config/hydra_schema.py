@@ -8,6 +8,7 @@ pull it in, so defaults live once, in the registration, and plain overrides
 from __future__ import annotations
 
 from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
 
 from pyhighlights import registry
 from pyhighlights.config.resolve import schema
@@ -16,4 +17,9 @@ from pyhighlights.config.resolve import schema
 def register_schemas() -> None:
     store = ConfigStore.instance()
     for item in registry.entries():
-        store.store(group=f"schema/{item.kind}", name=item.name, node=schema(item.kind, item.name))
+        node = OmegaConf.create(schema(item.kind, item.name))
+        # A configuration that accepts keys beyond its fields (the trainer: any lightning.Trainer argument)
+        # checks them itself; Hydra must let `trainer.gradient_clip_val=1` through without a `+`.
+        if getattr(item.configuration, "open_keys", False):
+            OmegaConf.set_struct(node, False)
+        store.store(group=f"schema/{item.kind}", name=item.name, node=node)

@@ -144,9 +144,18 @@ class SPPModel(pl.LightningModule):
     def configure_optimizers(self):
         return self.make_optimizer([self])
 
+    #: (gradient_clip_val, gradient_clip_algorithm) given to the Trainer, for models that step their optimisers
+    #: themselves (Lightning refuses them in the Trainer then; see training/run.py).
+    manual_clipping: tuple[float | None, str | None] = (None, None)
+
     def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None):
+        # Through Lightning's clip_gradients: its precision plugin clips the unscaled gradients.
         if self.grad_clip > 0:
-            self.clip_gradients(optimizer, gradient_clip_val=self.grad_clip, gradient_clip_algorithm="norm")
+            gradient_clip_val, gradient_clip_algorithm = self.grad_clip, "norm"
+        elif not gradient_clip_val:
+            return  # no clipping asked for (Lightning passes the Trainer's gradient_clip_val here)
+        self.clip_gradients(optimizer, gradient_clip_val=gradient_clip_val,
+                            gradient_clip_algorithm=gradient_clip_algorithm)
 
     def manual_step(self, optimizer, loss: torch.Tensor, modules: Iterable[nn.Module]) -> None:
         """One optimiser step on part of the model, DDP-safe and mixed-precision-safe.
@@ -178,8 +187,7 @@ class SPPModel(pl.LightningModule):
 
         if average_gradients(params):
             self._share_skipped_step(optimizer, params)
-        if self.grad_clip > 0:
-            self.clip_gradients(optimizer, gradient_clip_val=self.grad_clip, gradient_clip_algorithm="norm")
+        self.configure_gradient_clipping(optimizer, *self.manual_clipping)
 
     def _share_skipped_step(self, optimizer, params) -> None:
         # The scaler decided to skip on this rank's own gradients, before the

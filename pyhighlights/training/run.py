@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,9 @@ from pyhighlights.training.callbacks import (BandSelectionCheckpoint, Prediction
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
+from pyhighlights.training.lightning_args import (arguments_for, check_clipping, check_fits_model, trainer_settings,
+                                                  trainer_spec)
+from pyhighlights.training.lightning_objects import build_callbacks, build_loggers, validate_section
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.progress import corpus_summary, progress_callback
 from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
@@ -34,6 +37,8 @@ from pyhighlights.training.warmup import check_warmup
 log = logging.getLogger("pyhighlights")
 
 SECTIONS = ("dataset", "model", "backbone", "embeddings", "trainer")
+#: Lightning loggers and callbacks chosen by class (see training/lightning_objects.py).
+EXTRA_SECTIONS = ("logger", "callbacks")
 
 
 @dataclass
@@ -43,9 +48,13 @@ class RunSpecs:
     backbone: Spec
     embeddings: Spec
     trainer: Spec
+    logger: Spec = field(default_factory=dict)
+    callbacks: Spec = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Spec]:
-        return {name: getattr(self, name) for name in SECTIONS}
+        # Extra loggers and callbacks only when chosen: a run without them records what earlier runs recorded.
+        extras = {name: getattr(self, name) for name in EXTRA_SECTIONS if getattr(self, name)}
+        return {**{name: getattr(self, name) for name in SECTIONS}, **extras}
 
 
 def resolve_specs(cfg: DictConfig | dict) -> RunSpecs:
@@ -55,8 +64,11 @@ def resolve_specs(cfg: DictConfig | dict) -> RunSpecs:
     for section in SECTIONS:
         if section not in container:
             raise ConfigError(f"{section}: missing section; choose one of {', '.join(registry.available(section))}")
-        specs[section] = validate(section, container[section], section)
-    return RunSpecs(**specs)
+        specs[section] = trainer_spec(container[section]) if section == "trainer" else \
+            validate(section, container[section], section)
+    check_clipping(specs["model"], specs["trainer"])
+    extras = {section: validate_section(section, container.get(section)) for section in EXTRA_SECTIONS}
+    return RunSpecs(**specs, **extras)
 
 
 def seeds_of(cfg: DictConfig | dict) -> list[int]:
@@ -75,7 +87,7 @@ class Experiment:
     def __init__(self, specs: RunSpecs):
         self.specs = specs
         self.warnings: list[dict[str, Any]] = []  # divergence warnings of the last seed trained
-        self.settings = build("trainer", specs.trainer)
+        self.settings = trainer_settings(specs.trainer)
         torch.set_num_threads(self.settings.threads())
         self.source = build("dataset", specs.dataset)
         self.corpus = self.source.load()
@@ -119,15 +131,18 @@ class Experiment:
         callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test],
                                           words=[d.tokens for d in self.corpus.test]))
         callbacks.append(progress_callback(s.show_progress()))
+        callbacks += build_callbacks(self.specs.callbacks)
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,
-            logger=AppendingCSVLogger(out_dir, name="", version=""), enable_progress_bar=s.show_progress(),
+            logger=[AppendingCSVLogger(out_dir, name="", version=""), *build_loggers(self.specs.logger, out_dir)],
+            enable_progress_bar=s.show_progress(),
             enable_model_summary=False, limit_train_batches=s.limit_train_batches,
             limit_val_batches=s.limit_val_batches, log_every_n_steps=s.log_every_n_steps,
             deterministic=s.deterministic, use_distributed_sampler=False, enable_checkpointing=s.save_checkpoints,
             default_root_dir=out_dir,
         )
+        kwargs.update(arguments_for(model, s.lightning))
         kwargs.update(overrides)
         return pl.Trainer(**kwargs)
 
@@ -223,7 +238,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     checkpoint (from the start if it wrote none).
     """
     specs = resolve_specs(cfg)
-    build("trainer", specs.trainer).check_accelerator()
+    trainer_settings(specs.trainer).check_accelerator()
     check_warmup(specs.model, specs.trainer)
     seeds = seeds_of(cfg)
     rank_zero = _global_zero()
@@ -236,6 +251,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
         directory.check_free()
     log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     experiment = Experiment(specs)
+    check_fits_model(experiment.settings.lightning, experiment.specs.model["name"], experiment.model)
     if rank_zero and resume:
         directory.set_state("running", resumed=True)
         note_resumed(directory.path, specs.as_dict(), command)
