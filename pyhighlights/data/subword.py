@@ -130,6 +130,10 @@ class SubwordEncoder:
                         self.max_tokens, report[split]["words_removed"])
         return report
 
+    def describe(self) -> dict:
+        """What a checkpoint stores to encode text again: where the tokenizer is read from, and the length."""
+        return {"kind": "subwords", "tokenizer": str(self.tokenizer.name_or_path), "max_tokens": self.max_tokens}
+
     def encode(self, document: Document) -> tuple[list[int], list[int]]:
         """``(input_ids, word_ids)``; word_ids are word indices, -1 on special tokens."""
         input_ids, word_ids = self._with_unknowns(document.tokens)

@@ -88,7 +88,6 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
 
     corpus = run.corpus(dataset)
     batch_size = batch_size or run.default_batch_size
-    loader = run.loader(corpus, split, batch_size)
     scorer_run = RestoredRun(faithfulness_model) if faithfulness_model else None
     prefix = SPLIT_PREFIX[split]
     seeds: dict[str, dict[str, float]] = {}
@@ -96,11 +95,12 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
     for seed, checkpoint in checkpoints.items():
         log.info("seed %d: reading %s", seed, checkpoint)
         model = run.load_model(checkpoint, device)
+        loader = run.loader(corpus, split, model, batch_size)
         scorer = scorer_loader = None
         if scorer_run is not None:
             scorer_checkpoint = scorer_run.checkpoints().get(seed) or next(iter(scorer_run.checkpoints().values()))
             scorer = scorer_run.load_model(scorer_checkpoint, device)
-            scorer_loader = scorer_run.loader(corpus, split, batch_size)
+            scorer_loader = scorer_run.loader(corpus, split, scorer, batch_size)
         values = evaluate_model(model, loader, corpus.num_classes, scorer=scorer, scorer_loader=scorer_loader,
                                 device=device)
         seeds[str(seed)] = {f"{prefix}/{name}": value for name, value in values.items()}

@@ -133,7 +133,6 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
 
         corpus = replace(corpus, **{split: documents[:max_documents]})
         documents = corpus.split(split)
-    loader = run.loader(corpus, split, batch_size)
     doc_ids = [d.doc_id for d in documents]
     checkpoints = run.checkpoints()
     several = len(checkpoints) > 1
@@ -142,6 +141,7 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
     for model_seed, checkpoint in checkpoints.items():
         pl.seed_everything(seed, verbose=False)
         model = run.load_model(checkpoint, device)
+        loader = run.loader(corpus, split, model, batch_size)
         for p in model.parameters():
             p.requires_grad_(False)
         attribution = make_method(method, model, params, backend)
@@ -154,7 +154,7 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
             f"{k} = {v:.4f}" for k, v in seeds[str(model_seed)].items() if k.split("/")[-1] in _SHOWN))
     payload = {
         "kind": "explain", "method": method, "backend": backend, "parameters": parameters, "model": run.model_name,
-        "run": str(run.path), "split": split, "dataset": run.specs.dataset, "documents": len(documents),
+        "run": str(run.path), "split": split, "dataset": run.trained_dataset, "documents": len(documents),
         "rate": rate, "rate_source": rate_source, "seed": seed, "robustness": robustness,
         "aopc_fractions": list(AOPC_FRACTIONS),
         "checkpoints": {str(s): str(p) for s, p in checkpoints.items()},

@@ -24,6 +24,7 @@ from pyhighlights.training.callbacks import (BandSelectionCheckpoint, Prediction
                                              WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
+from pyhighlights.training.description import ModelDescription, describe
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.progress import corpus_summary, progress_callback
@@ -98,6 +99,10 @@ class Experiment:
         return build("model", self.specs.model, path="model", backbone_factory=self.inputs.backbone_factory,
                      num_classes=self.corpus.num_classes)
 
+    def description(self) -> dict[str, Any]:
+        """What every checkpoint of this run stores to rebuild its model (see training/description.py)."""
+        return describe(self.specs.as_dict(), self.corpus.label_names, self.inputs)
+
     def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
         s = self.settings
         callbacks: list[pl.Callback] = []
@@ -119,6 +124,7 @@ class Experiment:
         callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test],
                                           words=[d.tokens for d in self.corpus.test]))
         callbacks.append(progress_callback(s.show_progress()))
+        callbacks.append(ModelDescription(self.description()))
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,

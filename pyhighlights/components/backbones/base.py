@@ -58,3 +58,16 @@ class BackboneFactory:
         from pyhighlights.config.resolve import build
 
         return build("backbone", {**self.spec, **spec_overrides}, path="backbone", **self.runtime)
+
+    def describe(self) -> dict[str, Any]:
+        """The runtime arguments for a checkpoint: plain values as they are, tensors by shape and dtype only
+        (their values are parameters, restored from the checkpoint's weights)."""
+        return {name: {"tensor": list(value.shape), "dtype": str(value.dtype).removeprefix("torch.")}
+                if isinstance(value, torch.Tensor) else value for name, value in self.runtime.items()}
+
+    @classmethod
+    def restore(cls, spec: dict, described: dict[str, Any]) -> "BackboneFactory":
+        """The factory :meth:`describe` described, with zero tensors of the recorded shapes."""
+        runtime = {name: torch.zeros(value["tensor"], dtype=getattr(torch, value["dtype"]))
+                   if isinstance(value, dict) and "tensor" in value else value for name, value in described.items()}
+        return cls(spec, **runtime)
