@@ -116,9 +116,10 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
                 max_documents: int | None = None, infidelity_samples: int = 10, infidelity_drop: float = 0.25,
                 sensitivity_samples: int = 3, sensitivity_radius: float = 0.02, seed: int = 0,
                 tag: str | None = None, device: str = "cpu", backend: str = "captum", overwrite: bool = False,
+                dataset: dict[str, Any] | None = None,
                 command: list[str] | None = None) -> tuple[Path, dict[str, Any]]:
     """Explain every seed of a trained run (or the checkpoint named) with ``method`` computed by
-    ``backend``; write the outputs."""
+    ``backend``; write the outputs. ``dataset`` overrides fields of the run's dataset spec (its files moved)."""
     split = canonical_split(split)
     parameters = method_parameters(method, params)  # fail on a bad parameter before any work
     check_backend(backend, method)
@@ -134,7 +135,8 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
                                              "infidelity_drop": infidelity_drop,
                                              "sensitivity_samples": sensitivity_samples,
                                              "sensitivity_radius": sensitivity_radius},
-                                 seed=seed, device=device, backend=backend, command=command)
+                                 seed=seed, device=device, backend=backend, dataset=dict(dataset or {}),
+                                 command=command)
         write_metrics(staging, payload)
     return out_dir, payload
 
@@ -142,9 +144,9 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
 def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], params: dict[str, Any] | None,
                    out_dir: Path, *, split: str, rate: float, rate_source: str, batch_size: int,
                    max_documents: int | None, robustness: dict[str, Any], seed: int, device: str,
-                   backend: str, command: list[str] | None) -> dict[str, Any]:
+                   backend: str, dataset: dict[str, Any], command: list[str] | None) -> dict[str, Any]:
     """Explain and score every seed's checkpoint, writing ``scores.jsonl`` into ``out_dir``; the payload."""
-    corpus = run.corpus()
+    corpus = run.corpus(dataset)
     documents = corpus.split(split)
     if max_documents is not None:
         from dataclasses import replace
@@ -174,7 +176,7 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
             f"{k} = {v:.4f}" for k, v in seeds[str(model_seed)].items() if k.split("/")[-1] in _SHOWN))
     payload = {
         "kind": "explain", "method": method, "backend": backend, "parameters": parameters, "model": run.model_name,
-        "run": str(run.path), "split": split, "dataset": run.trained_dataset, "documents": len(documents),
+        "run": str(run.path), "split": split, "dataset": run.dataset_spec(dataset), "documents": len(documents),
         "rate": rate, "rate_source": rate_source, "seed": seed, "robustness": robustness,
         "aopc_fractions": list(AOPC_FRACTIONS),
         "checkpoints": {str(s): str(p) for s, p in checkpoints.items()},
