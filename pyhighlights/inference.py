@@ -42,8 +42,7 @@ def restore_encoder(described: dict[str, Any]):
 
         return WordEncoder(Vocabulary.from_words(described["words"]))
     if described["kind"] == "subwords":
-        from pyhighlights.components.backbones.transformer import load_tokenizer, local_model_dir
-        from pyhighlights.data.subword import SubwordEncoder
+        from pyhighlights.data.subword import SubwordEncoder, load_tokenizer, local_model_dir
 
         return SubwordEncoder(load_tokenizer(local_model_dir(described["tokenizer"])), described["max_tokens"])
     raise NotDescribed(f"text encoder of kind {described['kind']!r}: expected words or subwords")

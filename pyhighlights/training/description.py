@@ -18,10 +18,10 @@ KEY = "pyhighlights"
 FORMAT = 1
 
 
-def describe(specs: dict[str, dict], label_names: list[str], inputs) -> dict[str, Any]:
-    """The description of a model built from ``specs`` over ``inputs`` (a backbone's prepared inputs)."""
+def describe(specs: dict[str, dict], label_names: list[str], text_encoder, backbone_factory) -> dict[str, Any]:
+    """The description of a model built from ``specs`` with ``backbone_factory``, reading ``text_encoder``'s ids."""
     return {"format": FORMAT, "specs": specs, "label_names": list(label_names),
-            "backbone_runtime": inputs.backbone_factory.describe(), "text_encoder": inputs.text_encoder.describe()}
+            "backbone_runtime": backbone_factory.describe(), "text_encoder": text_encoder.describe()}
 
 
 class ModelDescription(pl.Callback):

@@ -17,7 +17,9 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
+from pyhighlights.components.backbones.base import BackboneFactory
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
+from pyhighlights.data.inputs import prepare_inputs
 from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
 from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
@@ -83,8 +85,8 @@ class Experiment:
         from pyhighlights.data.split_checks import check_trainable
 
         check_trainable(self.corpus)
-        backbone_class = registry.entry("backbone", specs.backbone["name"]).component
-        self.inputs = backbone_class.prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
+        self.inputs = prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
+        self.backbone_factory = BackboneFactory(specs.backbone, **self.inputs.backbone_runtime)
         log.info("%s", corpus_summary(self.corpus))
 
     def datamodule(self, seed: int):
@@ -96,12 +98,13 @@ class Experiment:
                              num_workers=self.settings.num_workers)
 
     def model(self) -> pl.LightningModule:
-        return build("model", self.specs.model, path="model", backbone_factory=self.inputs.backbone_factory,
+        return build("model", self.specs.model, path="model", backbone_factory=self.backbone_factory,
                      num_classes=self.corpus.num_classes)
 
     def description(self) -> dict[str, Any]:
         """What every checkpoint of this run stores to rebuild its model (see training/description.py)."""
-        return describe(self.specs.as_dict(), self.corpus.label_names, self.inputs)
+        return describe(self.specs.as_dict(), self.corpus.label_names, self.inputs.text_encoder,
+                        self.backbone_factory)
 
     def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
         s = self.settings
