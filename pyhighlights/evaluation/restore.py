@@ -1,4 +1,4 @@
-"""Rebuilding a finished training run from its directory.
+"""Reading a training run back from its directory: manifest, state, checkpoints, models, corpus.
 
 Each seed's best checkpoint (``checkpoints/*.ckpt``, the one the training
 run tested) rebuilds its model on its own, vocabulary or tokenizer included
