@@ -109,6 +109,12 @@ class SPPModel(pl.LightningModule):
         """Soft per-word scores [B, W] (p(keep)), for AUPRC and top-k comparisons."""
         return self.select(batch).keep_probability * batch.word_mask
 
+    def highlight(self, texts: str | list[str], batch_size: int = 32):
+        """Highlight raw text (a model from ``pyhighlights.load``); see :func:`pyhighlights.inference.highlight`."""
+        from pyhighlights.inference import highlight
+
+        return highlight(self, texts, batch_size)
+
     # --- optimisation ---------------------------------------------------------------
     def param_groups(self, modules: Iterable[nn.Module], lr: float | None = None) -> list[dict[str, Any]]:
         """Adam parameter groups for ``modules``: encoder parameters get ``encoder_lr``."""

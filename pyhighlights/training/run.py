@@ -17,13 +17,16 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
+from pyhighlights.components.backbones.base import BackboneFactory
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
+from pyhighlights.data.inputs import prepare_inputs
 from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
 from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
                                              WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
+from pyhighlights.training.description import ModelDescription, describe
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
 from pyhighlights.training.lightning_args import (arguments_for, check_clipping, check_fits_model, trainer_settings,
                                                   trainer_spec)
@@ -94,8 +97,8 @@ class Experiment:
         from pyhighlights.data.split_checks import check_trainable
 
         check_trainable(self.corpus)
-        backbone_class = registry.entry("backbone", specs.backbone["name"]).component
-        self.inputs = backbone_class.prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
+        self.inputs = prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
+        self.backbone_factory = BackboneFactory(specs.backbone, **self.inputs.backbone_runtime)
         log.info("%s", corpus_summary(self.corpus))
 
     def datamodule(self, seed: int):
@@ -107,8 +110,13 @@ class Experiment:
                              num_workers=self.settings.num_workers)
 
     def model(self) -> pl.LightningModule:
-        return build("model", self.specs.model, path="model", backbone_factory=self.inputs.backbone_factory,
+        return build("model", self.specs.model, path="model", backbone_factory=self.backbone_factory,
                      num_classes=self.corpus.num_classes)
+
+    def description(self) -> dict[str, Any]:
+        """What every checkpoint of this run stores to rebuild its model (see training/description.py)."""
+        return describe(self.specs.as_dict(), self.corpus.label_names, self.inputs.text_encoder,
+                        self.backbone_factory)
 
     def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
         s = self.settings
@@ -131,6 +139,7 @@ class Experiment:
         callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test],
                                           words=[d.tokens for d in self.corpus.test]))
         callbacks.append(progress_callback(s.show_progress()))
+        callbacks.append(ModelDescription(self.description()))
         callbacks += build_callbacks(self.specs.callbacks)
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
