@@ -19,6 +19,7 @@ makes ``--help`` list the groups a user chooses from.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
@@ -58,10 +59,15 @@ def part_groups() -> dict[str, str]:
     return kinds
 
 
+@lru_cache(maxsize=None)
+def _schema(kind: str, name: str) -> dict:
+    return schema(kind, name)
+
+
 def _part_node(group: str, kind: str, name: str) -> dict:
     """The entry of option ``name`` in ``group``: its own fields, and a defaults list choosing its slots."""
     configuration = registry.entry(kind, name).configuration
-    spec = schema(kind, name)
+    spec = _schema(kind, name)
     slots = configuration.slots()
     node = {key: value for key, value in spec.items() if key not in {slot.split(".")[0] for slot in slots}}
     defaults: list = []
@@ -92,17 +98,17 @@ def _part_defaults_entries(group: str, kind: str, name: str) -> list[tuple[str, 
     return out
 
 
-_STORED = False
+_STORED: set[tuple[str, str]] = set()
 
 
 def register_schemas() -> None:
-    """Store every generated entry in Hydra's ConfigStore (once per process)."""
-    global _STORED
-    if _STORED:
+    """Store every generated entry in Hydra's ConfigStore (again when parts were registered since)."""
+    registered = {(item.kind, item.name) for item in registry.entries()}
+    if registered == _STORED:
         return
     store = ConfigStore.instance()
     for item in registry.entries():
-        store.store(group=f"schema/{item.kind}", name=item.name, node=schema(item.kind, item.name))
+        store.store(group=f"schema/{item.kind}", name=item.name, node=_schema(item.kind, item.name))
     for group, kind in part_groups().items():
         for name in registry.available(kind):
             if _has_yaml(group, name):
@@ -111,7 +117,8 @@ def register_schemas() -> None:
             for hidden, option, values in _part_defaults_entries(group, kind, name):
                 store.store(group=hidden, name=option, node=values)
     store.store(group="hydra/help", name="pyhighlights", node=help_config())
-    _STORED = True
+    _STORED.clear()
+    _STORED.update(registered)
 
 
 def _yaml_groups() -> list[str]:
@@ -135,7 +142,21 @@ def options(group: str) -> list[str]:
 
 
 def help_config() -> dict:
-    lines = [f"  {group}: {', '.join(options(group))}" for group in [*part_groups(), *_yaml_groups()]]
+    lines, seen = [], set()
+    groups = part_groups()
+    for group in [*groups, *_yaml_groups()]:
+        parent, _, leaf = group.rpartition("/")
+        # the terms of one field of loss terms share a line: model/losses/<term>: options (terms: ...)
+        siblings = [g for g in groups if g.rpartition("/")[0] == parent and parent not in groups
+                    and groups[g] == groups.get(group)] if parent else []
+        if len(siblings) > 1:
+            if parent in seen:
+                continue
+            seen.add(parent)
+            terms = ", ".join(g.rpartition("/")[2] for g in siblings)
+            lines.append(f"  {parent}/<term>: {', '.join(options(group))}  (terms: {terms})")
+        else:
+            lines.append(f"  {group}: {', '.join(options(group))}")
     template = "\n".join([
         "${hydra.help.header}",
         "== Choices (group=option; a model's parts: model/<slot>=option, e.g. model/selector=random) ==",
