@@ -8,7 +8,7 @@ optimiser factory live here once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import lightning.pytorch as pl
 import torch
@@ -27,8 +27,21 @@ from pyhighlights.training import random_states
 BackboneFactory = Callable[[], Backbone]
 
 
+#: What :meth:`SPPModel.outputs` returns: the names a loss term of a model may read.
+SELECTION_OUTPUTS = frozenset({"logits", "labels", "mask", "word_mask", "raw_mask", "keep_logit", "selector_logits"})
+
+
 class OptimConfig(Configuration):
-    """Optimiser parameters shared by every model."""
+    """Optimiser parameters shared by every model.
+
+    A model's configuration also says, for each of its fields of loss terms,
+    which outputs those terms may read (``outputs``), and which fields name
+    loss terms (``term_fields``: field -> field of loss terms), so a term that
+    reads nothing the model produces is refused before anything is built.
+    """
+
+    outputs: ClassVar[Mapping[str, frozenset[str]]] = {}
+    term_fields: ClassVar[Mapping[str, str]] = {}
 
     lr: float = Real(1e-3, gt=0.0, description="Adam learning rate")
     encoder_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False,

@@ -43,16 +43,16 @@ Departures from the reference code:
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 from cinnamon.registry import RegistrationKey
 
 from pyhighlights.models.mechanics import AuxiliaryPretraining
-from pyhighlights.models.rnp import RNP, RNPConfig
+from pyhighlights.models.base import SELECTION_OUTPUTS
+from pyhighlights.models.liu_family import LiuFamilyConfig
+from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Param, registration_key as key
 
 
-class DARConfig(RNPConfig):
+class DARConfig(LiuFamilyConfig):
     auxiliary_predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
@@ -61,15 +61,10 @@ class DARConfig(RNPConfig):
     auxiliary_epochs: int = Param(10, ge=1, description="epochs in which only the auxiliary predictor trains")
     auxiliary_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False,
                                        description="auxiliary pre-training learning rate; null = lr")
-    child_defaults: ClassVar[dict] = {
-        "losses.sparsity": {"weight": 11.0, "target": 0.15}, "losses.continuity": {"weight": 12.0},
-        "losses.auxiliary_task": {"weight": 0.9, "logits": "auxiliary_logits"},
-        "auxiliary_losses.auxiliary_task": {"logits": "auxiliary_full_logits"},
-    }
-
-    @classmethod
-    def default(cls):
-        return cls(lr=1e-4)
+    outputs = {"losses": SELECTION_OUTPUTS | {"auxiliary_logits"},
+               "auxiliary_losses": frozenset({"auxiliary_full_logits", "labels"})}
+    defaults = {"losses": {"auxiliary_task": {"weight": 0.9, "logits": "auxiliary_logits"}},
+                "auxiliary_losses": {"auxiliary_task": {"logits": "auxiliary_full_logits"}}}
 
 
 class DAR(AuxiliaryPretraining, RNP):

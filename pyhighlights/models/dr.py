@@ -33,22 +33,15 @@ Departures from the reference code:
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pyhighlights.models.mechanics import global_selection_rate, part_optimizer, scale_part_lr
-from pyhighlights.models.rnp import RNP, RNPConfig
+from pyhighlights.models.liu_family import LiuFamilyConfig
+from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Real
 
 
-class DRConfig(RNPConfig):
+class DRConfig(LiuFamilyConfig):
     min_factor: float = Real(0.05, gt=0.0, le=1.0,
                              description="the predictor's lr factor is max(batch selection rate, min_factor)")
-    child_defaults: ClassVar[dict] = {"losses.sparsity": {"weight": 11.0, "target": 0.15},
-                                      "losses.continuity": {"weight": 12.0}}
-
-    @classmethod
-    def default(cls):
-        return cls(lr=1e-4)
 
 
 class DR(RNP):

@@ -32,20 +32,12 @@ Departures from the reference code:
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pyhighlights.models.base import SPPModel
-from pyhighlights.models.rnp import RNPConfig
+from pyhighlights.models.liu_family import LiuFamilyConfig
 
 
-class FRConfig(RNPConfig):
-    child_defaults: ClassVar[dict] = {"losses.task": {"weight": 0.9},
-                                      "losses.sparsity": {"weight": 11.0, "target": 0.15},
-                                      "losses.continuity": {"weight": 12.0}}
-
-    @classmethod
-    def default(cls):
-        return cls(lr=1e-4)
+class FRConfig(LiuFamilyConfig):
+    defaults = {"losses": {"task": {"weight": 0.9}}}
 
 
 class FR(SPPModel):

@@ -38,10 +38,9 @@ Departures from the reference code:
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 from cinnamon.registry import RegistrationKey
 
+from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.mechanics import TwoPhaseConfig, TwoPhaseModel
 from pyhighlights.registry import Param, registration_key as key
 
@@ -54,15 +53,9 @@ class MCDConfig(TwoPhaseConfig):
     predictor_terms: list[str] = Param(["task", "full_task"], description="loss terms of phase 1 (predictor step)")
     selector_terms: list[str] = Param(["sparsity", "continuity", "divergence"],
                                       description="loss terms of phase 2 (selector step, predictor frozen)")
-    child_defaults: ClassVar[dict] = {
-        "losses.full_task": {"logits": "full_logits"},
-        "losses.sparsity": {"weight": 11.0, "target": 0.15}, "losses.continuity": {"weight": 12.0},
-        "losses.divergence": {"weight": 1.0, "logits": "logits", "reference": "full_logits"},
-    }
-
-    @classmethod
-    def default(cls):
-        return cls.two_phase(lr=1e-4)
+    outputs = {"losses": SELECTION_OUTPUTS | {"full_logits"}}
+    # divergence: the kl term's own defaults, KL(full_logits || logits) with weight 1
+    defaults = {"losses": {"full_task": {"logits": "full_logits"}}}
 
 
 class MCD(TwoPhaseModel):

@@ -41,7 +41,8 @@ from pyhighlights.components.losses import LossSet
 from pyhighlights.components.selectors import Selection
 from pyhighlights.config.resolve import build
 from pyhighlights.data.batch import Batch
-from pyhighlights.models.rnp import RNP, RNPConfig
+from pyhighlights.models.liu_family import LiuFamilyConfig
+from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Param
 
 log = logging.getLogger("pyhighlights")
@@ -127,8 +128,10 @@ class PhasedSteps:
         return total, parts
 
 
-class TwoPhaseConfig(RNPConfig):
+class TwoPhaseConfig(LiuFamilyConfig):
     """An RNP-shaped model trained in two phases per batch (MCD, MRD)."""
+
+    term_fields = {"predictor_terms": "losses", "selector_terms": "losses"}
 
     predictor_terms: list[str] = Param(["task"], description="loss terms of phase 1 (predictor step)")
     selector_terms: list[str] = Param(["sparsity", "continuity"],
@@ -137,10 +140,8 @@ class TwoPhaseConfig(RNPConfig):
                                        description="learning rate of the predictor phase; null = lr")
 
     @classmethod
-    def two_phase(cls, **values):
-        config = cls(**values)
-        config.add_condition(lambda c: set(c.predictor_terms) <= set(c.losses) and set(c.selector_terms) <= set(c.losses),
-                             name="predictor_terms and selector_terms must name loss terms of model.losses")
+    def default(cls):
+        config = super().default()
         config.add_condition(lambda c: bool(c.predictor_terms) and bool(c.selector_terms),
                              name="predictor_terms and selector_terms must not be empty")
         return config

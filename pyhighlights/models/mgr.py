@@ -33,8 +33,6 @@ Departures from the reference code:
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 import torch
 from torch import nn
 
@@ -42,20 +40,14 @@ from pyhighlights.components import selectors
 from pyhighlights.components.selectors import Selection, deterministic_mask
 from pyhighlights.models.base import SPPModel
 from pyhighlights.models.mechanics import part_optimizer
-from pyhighlights.models.rnp import RNPConfig
+from pyhighlights.models.liu_family import LiuFamilyConfig
 from pyhighlights.registry import Param
 
 
-class MGRConfig(RNPConfig):
+class MGRConfig(LiuFamilyConfig):
     num_generators: int = Param(3, ge=1, le=16, description="number of generators k")
     predictor_lr_scale: float | None = Param(None, gt=0.0, allow_inf_nan=False,
                                              description="predictor lr = lr * this; null = 1/k")
-    child_defaults: ClassVar[dict] = {"losses.sparsity": {"weight": 11.0, "target": 0.15},
-                                      "losses.continuity": {"weight": 12.0}}
-
-    @classmethod
-    def default(cls):
-        return cls(lr=1e-4)
 
 
 def averaged_selection(selections: list[Selection], word_mask: torch.Tensor, sample: bool,

@@ -57,10 +57,9 @@ its gradient; until then only sparsity and continuity move the selector.
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 from cinnamon.registry import RegistrationKey
 
+from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.mechanics import TwoPhaseConfig, TwoPhaseModel
 from pyhighlights.registry import Param, registration_key as key
 
@@ -74,17 +73,9 @@ class MRDConfig(TwoPhaseConfig):
                                        description="loss terms of phase 1 (predictor step)")
     selector_terms: list[str] = Param(["sparsity", "continuity", "divergence"],
                                       description="loss terms of phase 2 (selector step, predictor frozen)")
-    child_defaults: ClassVar[dict] = {
-        "losses.remainder_task": {"logits": "remainder_logits"},
-        "losses.full_task": {"logits": "full_logits"},
-        "losses.sparsity": {"weight": 11.0, "target": 0.15}, "losses.continuity": {"weight": 12.0},
-        "losses.divergence": {"weight": 1.0, "logits": "remainder_logits", "reference": "full_logits",
-                              "maximise": True},
-    }
-
-    @classmethod
-    def default(cls):
-        return cls.two_phase(lr=1e-4)
+    outputs = {"losses": SELECTION_OUTPUTS | {"remainder_logits", "full_logits"}}
+    defaults = {"losses": {"remainder_task": {"logits": "remainder_logits"}, "full_task": {"logits": "full_logits"},
+                           "divergence": {"logits": "remainder_logits", "maximise": True}}}
 
 
 def remainder(mask, word_mask):
