@@ -99,7 +99,13 @@ def _interrupt(signum, frame) -> None:
 
 
 def main() -> None:
+    from pyhighlights.config.hydra_schema import group_overrides
+
     prepare()
     _refuse_file_run_dir(sys.argv[1:])
+    try:
+        sys.argv[1:] = group_overrides(sys.argv[1:])
+    except ConfigError as error:
+        fail(error)
     signal.signal(signal.SIGTERM, _interrupt)  # a killed run records itself as interrupted
     _train()

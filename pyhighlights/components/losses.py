@@ -7,7 +7,7 @@ output dictionary, so a model only has to produce the named tensors.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import ClassVar, Literal
 
 import torch
 import torch.nn.functional as F
@@ -28,10 +28,17 @@ class LossTerm:
 
 
 class WeightOnly(Configuration):
+    """A term's parameters. ``reads``: the model outputs it always reads; ``output_fields``: its
+    fields whose values name a model output (checked against the model's outputs before building)."""
+
+    reads: ClassVar[tuple[str, ...]] = ()
+    output_fields: ClassVar[tuple[str, ...]] = ()
     weight: float = Real(1.0, ge=0.0)
 
 
 class CrossEntropyConfig(WeightOnly):
+    reads = ("labels",)
+    output_fields = ("logits",)
     logits: str = Param("logits", description="name of the logits in the model outputs")
 
 
@@ -74,6 +81,7 @@ def padded_continuity(raw_mask: torch.Tensor) -> torch.Tensor:
 
 
 class PaddingConfig(WeightOnly):
+    reads = ("mask", "word_mask", "raw_mask")
     padding: Padding = Param("excluded", description="excluded: real words only; counted: the raw selection over "
                                                      "the padded width, as the G-RAT reference code")
 
@@ -140,6 +148,7 @@ class LossSet:
 
 
 class GuideConfig(WeightOnly):
+    reads = ("selector_logits", "keep_logit", "guide_target", "word_mask")
     logit: Literal["keep_column", "log_odds"] = Param(
         "keep_column", description="keep_column: the selector's raw keep logit (column 1), as the G-RAT reference; "
                                    "log_odds: logit_keep - logit_drop, i.e. BCE on p(keep)")
@@ -188,6 +197,7 @@ def mixture_to_both(log_p: torch.Tensor, log_q: torch.Tensor) -> torch.Tensor:
 
 
 class JSDConfig(WeightOnly):
+    output_fields = ("logits", "reference")
     logits: str = Param("logits", description="the distribution pulled toward the reference")
     reference: str = Param("guider_logits", description="the reference distribution (detached)")
 
@@ -218,6 +228,7 @@ class MixtureMatchTerm(JSDTerm):
 
 
 class KLConfig(WeightOnly):
+    output_fields = ("logits", "reference")
     logits: str = Param("logits", description="Q: the distribution that moves (name in the model outputs)")
     reference: str = Param("full_logits", description="P: the reference distribution (detached)")
     maximise: bool = Param(False, description="minimise -KL instead of KL (the value reported is then -KL)")

@@ -11,8 +11,8 @@ from pyhighlights.cli.common import CONFIG_DIR
 
 def compose_config(overrides: Sequence[str] = (), config_name: str = "train") -> DictConfig:
     """The composed config for ``overrides`` (e.g. ``["model=grat", "trainer.max_epochs=2"]``)."""
-    from pyhighlights.config.hydra_schema import register_schemas
+    from pyhighlights.config.hydra_schema import group_overrides, register_schemas
 
     register_schemas()
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
-        return compose(config_name, overrides=list(overrides))
+        return compose(config_name, overrides=group_overrides(overrides))

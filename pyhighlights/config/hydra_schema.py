@@ -1,19 +1,192 @@
-"""Expose every registered configuration to Hydra (the fairseq pattern).
+"""Every registered part as a Hydra config group, generated from the registry (the fairseq pattern).
 
-Each registered component's full default spec is stored in Hydra's
-ConfigStore as ``schema/<kind>/<name>``; the YAML files of a config group
-pull it in, so defaults live once, in the registration, and plain overrides
-(``model.selector.temperature=0.5``) find every key they may change.
+- ``<section>/<name>`` for the run's sections: ``model=grat``, ``backbone=transformer``.
+- ``<section>/<slot>/<name>`` for every slot of a part, nested where the part
+  lives: ``model/selector=random``, ``model/guider=additive``,
+  ``model/losses/match=jsd``. An option holds that part's own defaults, so a
+  choice leaves nothing of the part it replaces; its fields stay overridable
+  (``model.selector.temperature=0.5``).
+- A configuration's defaults for the part in a slot are applied to the part
+  chosen there, for the fields it has (hidden group ``part_defaults/...``,
+  chosen by interpolating the slot's choice).
+- ``schema/<kind>/<name>``: a component's full default spec, for curated YAML
+  presets to build on (``defaults: [/schema/backbone/gru@_here_]``).
+
+A YAML file ``configs/<group>/<name>.yaml`` replaces the generated entry of
+that name (Hydra refuses two configs of one name). ``hydra/help/pyhighlights``
+makes ``--help`` list the groups a user chooses from.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
 from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
 
 from pyhighlights import registry
-from pyhighlights.config.resolve import schema
+from pyhighlights.config.resolve import ConfigError, schema
+
+#: The run's sections chosen by group (the trainer's settings are YAML: configs/trainer).
+SECTIONS = ("dataset", "model", "backbone", "embeddings")
+
+
+def _config_dir() -> Path:
+    from pyhighlights.cli.common import CONFIG_DIR
+
+    return Path(CONFIG_DIR)
+
+
+def _has_yaml(group: str, name: str) -> bool:
+    return (_config_dir() / group / f"{name}.yaml").is_file()
+
+
+def part_groups() -> dict[str, str]:
+    """Every generated group -> the kind of its options: the sections, then every part's slots, nested."""
+    kinds: dict[str, str] = {}
+
+    def add(group: str, kind: str) -> None:
+        if group in kinds:
+            return
+        kinds[group] = kind
+        for name in registry.available(kind):
+            for slot, key in registry.entry(kind, name).configuration.slots().items():
+                if key is not None:
+                    add(f"{group}/{slot.replace('.', '/')}", key.name)
+
+    for section in SECTIONS:
+        add(section, section)
+    return kinds
+
+
+@lru_cache(maxsize=None)
+def _schema(kind: str, name: str) -> dict:
+    return schema(kind, name)
+
+
+def _part_node(group: str, kind: str, name: str) -> dict:
+    """The entry of option ``name`` in ``group``: its own fields, and a defaults list choosing its slots."""
+    configuration = registry.entry(kind, name).configuration
+    spec = _schema(kind, name)
+    slots = configuration.slots()
+    node = {key: value for key, value in spec.items() if key not in {slot.split(".")[0] for slot in slots}}
+    defaults: list = []
+    presets = configuration.part_defaults()
+    for slot, key in slots.items():
+        slot_group = slot.replace(".", "/")
+        if key is None:
+            defaults.append({slot_group: None})
+            continue
+        defaults.append({slot_group: registry.part_of(key)[1]})
+        if slot in presets:
+            hidden = f"part_defaults/{group}/{name}/{slot_group}"
+            defaults.append({f"optional /{hidden}@{slot}": "${" + f"{group}/{slot_group}" + "}"})
+    return {"defaults": ["_self_", *defaults], **node}
+
+
+def _part_defaults_entries(group: str, kind: str, name: str) -> list[tuple[str, str, dict]]:
+    """(hidden group, option, values): a slot's part defaults restricted to each option's fields."""
+    configuration = registry.entry(kind, name).configuration
+    out = []
+    for slot, values in configuration.part_defaults().items():
+        key = configuration.slots()[slot]
+        for option in registry.available(key.name):
+            fields = registry.entry(key.name, option).configuration.model_fields
+            applicable = {field: value for field, value in values.items() if field in fields}
+            if applicable:
+                out.append((f"part_defaults/{group}/{name}/{slot.replace('.', '/')}", option, applicable))
+    return out
+
+
+_STORED: set[tuple[str, str]] = set()
 
 
 def register_schemas() -> None:
+    """Store every generated entry in Hydra's ConfigStore (again when parts were registered since)."""
+    registered = {(item.kind, item.name) for item in registry.entries()}
+    if registered == _STORED:
+        return
     store = ConfigStore.instance()
     for item in registry.entries():
-        store.store(group=f"schema/{item.kind}", name=item.name, node=schema(item.kind, item.name))
+        node = OmegaConf.create(_schema(item.kind, item.name))
+        # A configuration that accepts keys beyond its fields (the trainer: any lightning.Trainer argument)
+        # checks them itself; Hydra must let `trainer.gradient_clip_val=1` through without a `+`.
+        if getattr(item.configuration, "open_keys", False):
+            OmegaConf.set_struct(node, False)
+        store.store(group=f"schema/{item.kind}", name=item.name, node=node)
+    for group, kind in part_groups().items():
+        for name in registry.available(kind):
+            if _has_yaml(group, name):
+                continue
+            store.store(group=group, name=name, node=_part_node(group, kind, name))
+            for hidden, option, values in _part_defaults_entries(group, kind, name):
+                store.store(group=hidden, name=option, node=values)
+    store.store(group="hydra/help", name="pyhighlights", node=help_config())
+    _STORED.clear()
+    _STORED.update(registered)
+
+
+def _yaml_groups() -> list[str]:
+    """Groups written as YAML under configs/ that a user chooses (not hydra/, not the presets chosen for them)."""
+    import yaml
+
+    automatic = set()
+    for entry in yaml.safe_load((_config_dir() / "train.yaml").read_text()).get("defaults", []):
+        if isinstance(entry, dict):
+            automatic |= {key.split()[-1] for key, value in entry.items() if "${" in str(value)}
+    return [folder.name for folder in sorted(_config_dir().iterdir())
+            if folder.is_dir() and folder.name not in automatic | {"hydra"} | set(SECTIONS)]
+
+
+def options(group: str) -> list[str]:
+    """A group's options: its registered parts and its YAML presets."""
+    folder = _config_dir() / group
+    yaml = {p.stem for p in folder.glob("*.yaml")} if folder.is_dir() else set()
+    kind = part_groups().get(group)
+    return sorted(yaml | set(registry.available(kind) if kind else ()))
+
+
+def help_config() -> dict:
+    lines, seen = [], set()
+    groups = part_groups()
+    for group in [*groups, *_yaml_groups()]:
+        parent, _, leaf = group.rpartition("/")
+        # the terms of one field of loss terms share a line: model/losses/<term>: options (terms: ...)
+        siblings = [g for g in groups if g.rpartition("/")[0] == parent and parent not in groups
+                    and groups[g] == groups.get(group)] if parent else []
+        if len(siblings) > 1:
+            if parent in seen:
+                continue
+            seen.add(parent)
+            terms = ", ".join(g.rpartition("/")[2] for g in siblings)
+            lines.append(f"  {parent}/<term>: {', '.join(options(group))}  (terms: {terms})")
+        else:
+            lines.append(f"  {group}: {', '.join(options(group))}")
+    template = "\n".join([
+        "${hydra.help.header}",
+        "== Choices (group=option; a model's parts: model/<slot>=option, e.g. model/selector=random) ==",
+        *lines, "",
+        "== Config (override any field: model.selector.temperature=0.5) ==", "$CONFIG",
+        "${hydra.help.footer}"])
+    return {"app_name": "pyhighlights", "header": "pyhighlights: train select-then-predict rationalisers",
+            "footer": "Docs: README.md (Training, Adding a model, Adding a part)", "template": template}
+
+
+def group_overrides(overrides: Sequence[str]) -> list[str]:
+    """The overrides with ``a.b.name=x`` spelled as the group choice ``a/b=x``, each choice checked.
+
+    ``model.guider.name=additive`` then swaps the whole part, as ``model/guider=additive`` does; an
+    option that no registered part has is refused in one line naming the group and its options.
+    """
+    groups = part_groups()
+    out = []
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        if sep and key.endswith(".name") and key[:-5].replace(".", "/") in groups:
+            key = key[:-5].replace(".", "/")
+            override = f"{key}={value}"
+        if sep and key in groups and value.isidentifier() and value != "null" and value not in options(key):
+            raise ConfigError(f"{key}={value}: no such option; {key}: {', '.join(options(key))}")
+        out.append(override)
+    return out

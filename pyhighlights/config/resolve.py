@@ -3,12 +3,13 @@
 A node is a plain mapping ``{"name": <component name>, <param>: <value>, ...}``;
 a dependency field (a ``RegistrationKey`` in the configuration) is a nested
 node, or a mapping of nested nodes for a ``dict[str, RegistrationKey]`` field.
-A configuration may set its children's defaults with a class attribute
-``child_defaults = {"losses.sparsity": {"weight": 10.0}}`` (field, or
-field.label for a dict field), so a model states its reference values once.
-Validation returns the same shape with every parameter filled in and checked:
-plain numbers and strings, never registration keys, so a spec can be pickled
-to a spawned process or written to a manifest as it is.
+A configuration's part defaults (its ``defaults`` for a slot, see
+:mod:`pyhighlights.registry`) fill the fields of the part in that slot that
+the node leaves out. Validation returns the same shape with every parameter
+filled in and checked: plain numbers and strings, never registration keys, so
+a spec can be pickled to a spawned process or written to a manifest as it is.
+The wiring is checked too: every loss term reads outputs the model produces,
+and every field naming loss terms names terms the model has.
 """
 from __future__ import annotations
 
@@ -73,6 +74,7 @@ def validate(kind: str, node: Mapping[str, Any] | None, path: str) -> Spec:
 
     children: Spec = {}
     scalars: dict[str, Any] = {}
+    preset = type(config).part_defaults() if hasattr(type(config), "part_defaults") else {}
     for field_name in config.fields:
         shape = _shape(config, field_name)
         default = getattr(config, field_name)
@@ -81,15 +83,11 @@ def validate(kind: str, node: Mapping[str, Any] | None, path: str) -> Spec:
             if field_name in node:
                 scalars[field_name] = given
             continue
-        preset = getattr(type(config), "child_defaults", {})
         if shape is DependencyShape.SCALAR:
-            merged = {**preset.get(field_name, {}), **dict(given or {})}
-            children[field_name] = _validate_child(default, merged, f"{path}.{field_name}")
+            children[field_name] = _validate_child(default, preset.get(field_name, {}), given,
+                                                   f"{path}.{field_name}")
         elif shape is DependencyShape.DICT:
-            given = dict(given or {})
-            merged = {label: {**preset.get(f"{field_name}.{label}", {}), **dict(given.get(label) or {})}
-                      for label in set(default) | set(given)}
-            children[field_name] = _validate_children(default, merged, f"{path}.{field_name}")
+            children[field_name] = _validate_children(default, preset, field_name, given, f"{path}.{field_name}")
         else:
             raise ConfigError(f"{path}.{field_name}: list dependencies are not supported")
 
@@ -108,27 +106,57 @@ def validate(kind: str, node: Mapping[str, Any] | None, path: str) -> Spec:
     spec: Spec = {"name": entry.name}
     for field_name in config.fields:
         spec[field_name] = children[field_name] if field_name in children else getattr(checked, field_name)
+    check_wiring(type(config), spec, path)
     return spec
 
 
-def _validate_child(default: RegistrationKey | None, given: Any, path: str) -> Spec | None:
+def _validate_child(default: RegistrationKey | None, preset: Mapping[str, Any], given: Any, path: str) -> Spec | None:
+    """The part in one slot: the given node over the slot's part defaults (those fields the chosen part has)."""
     if default is None and given is None:
         return None
     kind = default.name if default is not None else None
+    if kind is None:
+        raise ConfigError(f"{path}: cannot tell which kind of component this is")
     node = dict(given or {})
     if default is not None:
         node.setdefault("name", next(iter(default.tags)))
-    if kind is None:
-        raise ConfigError(f"{path}: cannot tell which kind of component this is")
-    return validate(kind, node, path)
+    try:
+        fields = registry.entry(kind, str(node["name"])).configuration.model_fields
+    except KeyError as error:
+        raise ConfigError(f"{path}.name: {error.args[0]}") from None
+    return validate(kind, {**{k: v for k, v in preset.items() if k in fields}, **node}, path)
 
 
-def _validate_children(default: Mapping[str, RegistrationKey], given: Any, path: str) -> Spec:
+def _validate_children(default: Mapping[str, RegistrationKey], preset: Mapping[str, Mapping[str, Any]],
+                       field_name: str, given: Any, path: str) -> Spec:
     given = dict(given or {})
     unknown = sorted(set(given) - set(default))
     if unknown:
         raise ConfigError(f"{path}.{unknown[0]}: unknown entry; entries: {', '.join(sorted(default))}")
-    return {label: _validate_child(key, given.get(label), f"{path}.{label}") for label, key in default.items()}
+    return {label: _validate_child(key, preset.get(f"{field_name}.{label}", {}), given.get(label), f"{path}.{label}")
+            for label, key in default.items()}
+
+
+def check_wiring(configuration: type, spec: Spec, path: str) -> None:
+    """Loss terms read only outputs the model produces; term-naming fields name terms the model has."""
+    for loss_set, produced in getattr(configuration, "outputs", {}).items():
+        outputs = ", ".join(sorted(produced))
+        for label, term in spec[loss_set].items():
+            term_config = registry.entry("loss", term["name"]).configuration
+            for name in getattr(term_config, "reads", ()):
+                if name not in produced:
+                    raise ConfigError(f"{path}.{loss_set}.{label}: loss {term['name']!r} reads {name!r}, which "
+                                      f"{spec['name']} does not produce here; outputs: {outputs}")
+            for field_name in getattr(term_config, "output_fields", ()):
+                if term[field_name] not in produced:
+                    raise ConfigError(f"{path}.{loss_set}.{label}.{field_name}: {term[field_name]!r} is not an "
+                                      f"output of {spec['name']}; outputs: {outputs}")
+    for field_name, loss_set in getattr(configuration, "term_fields", {}).items():
+        value = spec[field_name]
+        for name in [value] if isinstance(value, str) else value:
+            if name not in spec[loss_set]:
+                raise ConfigError(f"{path}.{field_name}: {name!r} is not a loss term of {path}.{loss_set}; "
+                                  f"terms: {', '.join(spec[loss_set])}")
 
 
 def _keys_of(children: Spec, config) -> dict[str, Any]:

@@ -38,6 +38,10 @@ class WordEncoder:
     def encode(self, document: Document) -> tuple[list[int], list[int]]:
         return self.vocabulary.encode(document.tokens), list(range(len(document.tokens)))
 
+    def describe(self) -> dict:
+        """What a checkpoint stores to encode text again: the vocabulary itself, in id order."""
+        return {"kind": "words", "words": list(self.vocabulary.words)}
+
 
 @dataclass
 class EncodedExample:

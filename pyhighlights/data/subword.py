@@ -18,15 +18,69 @@ Two guarantees the word folding relies on:
   :meth:`SubwordEncoder.truncate_corpus` does it for a corpus and reports
   how many documents and words were cut.
 
-The tokenizer must be a "fast" (Rust) tokenizer, which reports word ids.
+The tokenizer must be a "fast" (Rust) tokenizer, which reports word ids. It
+is read from the encoder's local directory (what ``save_pretrained`` writes);
+nothing is downloaded.
 """
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
+from pyhighlights.config.resolve import ConfigError
 from pyhighlights.data.batch import Corpus, Document
 
 logger = logging.getLogger(__name__)
+
+
+#: Models whose position ids start after the padding index, so max_position_embeddings overstates the length.
+POSITION_OFFSET = {"roberta": 2, "xlm-roberta": 2, "camembert": 2}
+
+
+def local_model_dir(path: str | None) -> Path:
+    """The model directory, or a :class:`ConfigError` naming ``backbone.path`` (downloads are disabled)."""
+    if not path:
+        raise ConfigError(
+            "backbone.path: required for backbone=transformer: the local directory of a Hugging Face encoder "
+            "(config.json, weights and tokenizer files). Downloads are disabled."
+        )
+    directory = Path(path).expanduser()
+    if not directory.is_dir() or not (directory / "config.json").is_file():
+        what = "does not exist" if not directory.exists() else "has no config.json"
+        raise ConfigError(
+            f"backbone.path: {path!r} is not a local model directory ({what}). Give the directory that "
+            "save_pretrained() wrote (config.json, weights, tokenizer files); model names are not fetched from "
+            "the Hugging Face Hub because downloads are disabled."
+        )
+    return directory
+
+
+def load_tokenizer(directory: Path):
+    """The model's fast tokenizer, set up to take pre-split words (byte-level BPE needs a prefix space)."""
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
+        backend = getattr(tokenizer, "backend_tokenizer", None)
+        byte_level = backend is not None and "ByteLevel" in repr(backend.pre_tokenizer)
+        if byte_level and not getattr(tokenizer, "add_prefix_space", False):
+            # Byte-level BPE (GPT-2, RoBERTa) marks word starts with a space: needed for pre-split words.
+            tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True, add_prefix_space=True)
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"backbone.path: cannot load a tokenizer from {directory} ({error})") from None
+    return tokenizer
+
+
+def usable_length(requested: int, tokenizer, config) -> int:
+    """``requested`` capped by what the tokenizer and the position embeddings allow."""
+    limits = [requested]
+    model_max = getattr(tokenizer, "model_max_length", None)
+    if isinstance(model_max, int) and model_max < 1_000_000:
+        limits.append(model_max)
+    positions = getattr(config, "max_position_embeddings", None)
+    if isinstance(positions, int):
+        limits.append(positions - POSITION_OFFSET.get(config.model_type, 0))
+    return min(limits)
 
 
 class SubwordEncoder:
@@ -130,6 +184,10 @@ class SubwordEncoder:
                         self.max_tokens, report[split]["words_removed"])
         return report
 
+    def describe(self) -> dict:
+        """What a checkpoint stores to encode text again: where the tokenizer is read from, and the length."""
+        return {"kind": "subwords", "tokenizer": str(self.tokenizer.name_or_path), "max_tokens": self.max_tokens}
+
     def encode(self, document: Document) -> tuple[list[int], list[int]]:
         """``(input_ids, word_ids)``; word_ids are word indices, -1 on special tokens."""
         input_ids, word_ids = self._with_unknowns(document.tokens)
@@ -137,6 +195,6 @@ class SubwordEncoder:
             raise ValueError(
                 f"document {document.doc_id} has {len(input_ids)} subword tokens, more than max_tokens="
                 f"{self.max_tokens}; truncate it first (SubwordEncoder.truncate / truncate_corpus, which "
-                "TransformerBackbone.prepare_inputs runs on the corpus)"
+                "data.inputs.prepare_inputs runs on the corpus)"
             )
         return input_ids, word_ids

@@ -1,6 +1,6 @@
 """The evaluation pass: re-score a trained SPP model (or classifier) on any split or corpus.
 
-For each batch the model, in eval mode, gives its selection and prediction
+For each batch of Lightning's test loop the model, in eval mode, gives its selection and prediction
 (``forward``, exactly as in its test step) and its soft word scores
 (``word_scores``, p(keep)); :class:`~pyhighlights.evaluation.scores.ExplanationScores`
 scores them against the human highlights and, for faithfulness, against a
@@ -17,13 +17,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import lightning.pytorch as pl
 import torch
 
+from pyhighlights.evaluation.loops import device_trainer
 from pyhighlights.evaluation.outputs import check_output, slug, staged_output, write_metrics
 from pyhighlights.evaluation.restore import SPLIT_PREFIX, RestoredRun, canonical_split
 from pyhighlights.evaluation.scores import ExplanationScores, model_probabilities
 from pyhighlights.metrics import AOPC_FRACTIONS
-from pyhighlights.training.progress import document_progress
 from pyhighlights.training.rundir import summarise
 
 log = logging.getLogger("pyhighlights.evaluation")
@@ -33,32 +34,48 @@ class MisalignedBatches(ValueError):
     """The faithfulness model's batches do not hold the same documents and words as the model's."""
 
 
-@torch.no_grad()
+class EvaluationPass(pl.LightningModule):
+    """Lightning's test loop over a model's batches (or dicts pairing them with the faithfulness model's)."""
+
+    def __init__(self, model, num_classes: int, scorer=None, fractions=AOPC_FRACTIONS):
+        super().__init__()
+        self.model, self.scorer = model, scorer
+        self.scores = ExplanationScores(num_classes, fractions)
+        self.values: dict[str, float] = {}
+
+    def test_step(self, batch, batch_idx: int) -> None:
+        probe_batch = batch
+        if isinstance(batch, dict):
+            batch, probe_batch = batch["model"], batch["scorer"]
+            if batch is None or probe_batch is None or not (
+                    torch.equal(probe_batch.sample_ids, batch.sample_ids)
+                    and torch.equal(probe_batch.word_mask, batch.word_mask)):
+                raise MisalignedBatches("the faithfulness model's batches hold other documents or words than "
+                                        "the model's; both must read the corpus in the same order")
+        outputs = self.model(batch)
+        soft = self.model.word_scores(batch)
+        prob_fn = model_probabilities(self.scorer if self.scorer is not None else self.model, probe_batch)
+        self.scores.update(batch, outputs["mask"], soft, outputs["logits"], prob_fn)
+
+    def on_test_epoch_end(self) -> None:
+        self.values = self.scores.compute()
+
+
 def evaluate_model(model, loader, num_classes: int, *, scorer=None, scorer_loader=None,
-                   fractions=AOPC_FRACTIONS, device: str | torch.device = "cpu") -> dict[str, float]:
+                   fractions=AOPC_FRACTIONS, device: str = "cpu") -> dict[str, float]:
     """Every metric of ``model`` over ``loader``; faithfulness probed on ``scorer`` (default: ``model``).
 
     ``scorer_loader`` yields the same documents encoded for ``scorer`` (needed
     when its vocabulary or tokenizer differs); batches are paired in order and
     must agree on documents and words.
     """
-    model.eval()
-    scores = ExplanationScores(num_classes, fractions).to(device)
-    scorer_batches = iter(scorer_loader) if scorer_loader is not None else None
-    for batch in document_progress(loader, "evaluate"):
-        batch = batch.to(device)
-        outputs = model(batch)
-        soft = model.word_scores(batch)
-        probe_batch = batch
-        if scorer_batches is not None:
-            probe_batch = next(scorer_batches).to(device)
-            if not (torch.equal(probe_batch.sample_ids, batch.sample_ids)
-                    and torch.equal(probe_batch.word_mask, batch.word_mask)):
-                raise MisalignedBatches("the faithfulness model's batches hold other documents or words than "
-                                        "the model's; both must read the corpus in the same order")
-        prob_fn = model_probabilities(scorer if scorer is not None else model, probe_batch)
-        scores.update(batch, outputs["mask"], soft, outputs["logits"], prob_fn)
-    return scores.compute()
+    from lightning.pytorch.utilities import CombinedLoader
+
+    evaluation = EvaluationPass(model, num_classes, scorer, fractions)
+    if scorer_loader is not None:
+        loader = CombinedLoader({"model": loader, "scorer": scorer_loader}, mode="max_size")
+    device_trainer(device).test(evaluation, dataloaders=loader, verbose=False)
+    return evaluation.values
 
 
 def output_name(split: str, tag: str | None, dataset_overrides: dict[str, Any]) -> str:
@@ -88,19 +105,19 @@ def evaluate_run(path: str | Path, *, split: str = "test", dataset: dict[str, An
 
     corpus = run.corpus(dataset)
     batch_size = batch_size or run.default_batch_size
-    loader = run.loader(corpus, split, batch_size)
     scorer_run = RestoredRun(faithfulness_model) if faithfulness_model else None
     prefix = SPLIT_PREFIX[split]
     seeds: dict[str, dict[str, float]] = {}
     checkpoints = run.checkpoints()
     for seed, checkpoint in checkpoints.items():
         log.info("seed %d: reading %s", seed, checkpoint)
-        model = run.load_model(checkpoint, device)
+        model = run.load_model(checkpoint)
+        loader = run.loader(corpus, split, model, batch_size)
         scorer = scorer_loader = None
         if scorer_run is not None:
             scorer_checkpoint = scorer_run.checkpoints().get(seed) or next(iter(scorer_run.checkpoints().values()))
-            scorer = scorer_run.load_model(scorer_checkpoint, device)
-            scorer_loader = scorer_run.loader(corpus, split, batch_size)
+            scorer = scorer_run.load_model(scorer_checkpoint)
+            scorer_loader = scorer_run.loader(corpus, split, scorer, batch_size)
         values = evaluate_model(model, loader, corpus.num_classes, scorer=scorer, scorer_loader=scorer_loader,
                                 device=device)
         seeds[str(seed)] = {f"{prefix}/{name}": value for name, value in values.items()}

@@ -1,12 +1,10 @@
-"""Rebuilding a finished training run from its directory.
+"""Reading a training run back from its directory: manifest, state, checkpoints, models, corpus.
 
-``manifest.json`` holds every validated parameter of the run (dataset,
-model, backbone, embeddings, trainer). Rebuilding the
-:class:`~pyhighlights.training.run.Experiment` from them reloads the training
-corpus, hence the same vocabulary and embedding shapes, and the model's
-weights then come from each seed's best checkpoint (``checkpoints/*.ckpt``,
-the one the training run tested). Another split or another corpus in the
-same format is encoded with the training vocabulary, as the model needs.
+Each seed's best checkpoint (``checkpoints/*.ckpt``, the one the training
+run tested) rebuilds its model on its own, vocabulary or tokenizer included
+(:func:`pyhighlights.load`). ``manifest.json`` gives the run's seeds and its
+dataset spec, so any split of the training corpus, or another corpus in the
+same format, is read and encoded with the model's own encoder.
 """
 from __future__ import annotations
 
@@ -20,6 +18,7 @@ import torch
 
 from pyhighlights.config.resolve import validate
 from pyhighlights.data.batch import Corpus
+from pyhighlights.inference import load, read_description
 from pyhighlights.training.manifest import sha256
 
 log = logging.getLogger("pyhighlights.evaluation")
@@ -55,7 +54,7 @@ def locate(path: str | Path) -> tuple[Path, Path | None]:
 
 
 class RestoredRun:
-    """A training run rebuilt from ``manifest.json``: specs, experiment, checkpoints, models."""
+    """A training run read back: its manifest, state, checkpoints, models and corpus."""
 
     def __init__(self, path: str | Path):
         self.path, self.only_checkpoint = locate(path)
@@ -76,25 +75,21 @@ class RestoredRun:
                         else self.state)
 
     # --- parameters ---------------------------------------------------------------
-    @cached_property
-    def specs(self):
-        """The run's specs, re-validated (parameters added since the run get their defaults)."""
-        from pyhighlights.training.run import resolve_specs
-
-        return resolve_specs(self.manifest["parameters"])
-
     @property
     def model_name(self) -> str:
         return self.manifest["parameters"]["model"]["name"]
 
     @cached_property
-    def experiment(self):
-        """The training experiment: training corpus, vocabulary, backbone factory."""
-        from pyhighlights.training.run import Experiment
+    def trained_dataset(self) -> dict[str, Any]:
+        """The run's dataset spec, re-validated (parameters added since the run get their defaults)."""
+        return validate("dataset", self.manifest["parameters"]["dataset"], "dataset")
 
-        experiment = Experiment(self.specs)
-        self._check_data_files(experiment.source.files())
-        return experiment
+    @cached_property
+    def label_names(self) -> list[str]:
+        """The class names the run's models were trained on (from one of its checkpoints)."""
+        first = next(iter(self.checkpoints().values()))
+        return list(read_description(torch.load(first, map_location="cpu", weights_only=True, mmap=True),
+                                     first)["label_names"])
 
     def _check_data_files(self, files: list[Path]) -> None:
         recorded = self.manifest.get("data_files") or {}
@@ -135,16 +130,13 @@ class RestoredRun:
         raise RunNotFound(f"{checkpoint}: not inside a seed folder of {self.path}")
 
     def load_model(self, checkpoint: Path, device: str | torch.device = "cpu"):
-        """The run's model with the checkpoint's weights, in eval mode on ``device``."""
-        model = self.experiment.model()
-        state = torch.load(checkpoint, map_location="cpu", weights_only=True)
-        model.load_state_dict(state["state_dict"], strict=True)
-        return model.eval().to(device)
+        """The model the checkpoint describes, with its weights and text encoder, in eval mode on ``device``."""
+        return load(checkpoint, device)
 
     # --- data ---------------------------------------------------------------------
     def dataset_spec(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         """The run's dataset spec with ``overrides``; ``name`` switches the reader, keeping shared fields."""
-        spec = dict(self.specs.dataset)
+        spec = dict(self.trained_dataset)
         overrides = dict(overrides or {})
         name = overrides.pop("name", spec["name"])
         if name != spec["name"]:
@@ -154,37 +146,39 @@ class RestoredRun:
         return validate("dataset", spec, "dataset")
 
     def corpus(self, overrides: dict[str, Any] | None = None) -> Corpus:
-        """The training corpus, or the corpus the overridden dataset spec reads."""
-        if not overrides:
-            return self.experiment.corpus
+        """The training corpus, or the corpus the overridden dataset spec reads (never truncated here)."""
         from pyhighlights.config.resolve import build
 
-        corpus = build("dataset", self.dataset_spec(overrides)).load()
-        if corpus.num_classes != self.experiment.corpus.num_classes:
+        source = build("dataset", self.dataset_spec(overrides))
+        corpus = source.load()
+        if not overrides:
+            self._check_data_files(source.files())
+        if corpus.num_classes != len(self.label_names):
             raise ValueError(f"dataset: {corpus.num_classes} classes, but the model was trained on "
-                             f"{self.experiment.corpus.num_classes}")
-        encoder = self.experiment.inputs.text_encoder
-        if hasattr(encoder, "truncate_corpus"):  # a subword encoder fits documents to its length, as in training
-            encoder.truncate_corpus(corpus)
+                             f"{len(self.label_names)} ({', '.join(self.label_names)})")
         return corpus
 
     @property
     def default_batch_size(self) -> int:
-        settings = self.experiment.settings
-        return settings.eval_batch_size or settings.batch_size
+        trainer = self.manifest["parameters"].get("trainer") or {}
+        return trainer.get("eval_batch_size") or trainer.get("batch_size") or 32
 
-    def loader(self, corpus: Corpus, split: str, batch_size: int | None = None):
-        """Evaluation batches of one split, encoded with the training vocabulary/tokenizer."""
-        return split_loader(corpus, canonical_split(split), self.experiment.inputs.text_encoder,
-                            batch_size or self.default_batch_size)
+    def loader(self, corpus: Corpus, split: str, model, batch_size: int | None = None):
+        """Evaluation batches of one split, encoded with ``model``'s vocabulary or tokenizer."""
+        return split_loader(corpus, canonical_split(split), model.text_encoder, batch_size or self.default_batch_size)
 
 
 def split_loader(corpus: Corpus, split: str, encoder, batch_size: int):
-    """Length-sorted evaluation batches of ``corpus``'s ``split`` (documents in their split order as ids)."""
+    """Length-sorted evaluation batches of ``corpus``'s ``split`` (documents in their split order as ids).
+
+    A subword encoder cuts documents to its token budget first, as in training.
+    """
     from pyhighlights.data.datamodule import SPPDataModule
 
-    only = Corpus(name=corpus.name, train=[], validation=[], test=corpus.split(split),
-                  label_names=corpus.label_names, info=corpus.info)
+    only = Corpus(name=corpus.name, train=[], validation=[], test=list(corpus.split(split)),
+                  label_names=corpus.label_names, info=dict(corpus.info))
+    if hasattr(encoder, "truncate_corpus"):
+        encoder.truncate_corpus(only)
     module = SPPDataModule(only, getattr(encoder, "vocabulary", None), encoder=encoder, batch_size=batch_size)
     module.setup()
     return module.test_dataloader()

@@ -1,13 +1,14 @@
-"""``scripts/explain.py``: explain a trained classifier with a captum method and score the explanation."""
+"""``scripts/explain.py``: explain a trained model with a post-hoc method and score the explanation (a Hydra app)."""
 from __future__ import annotations
 
-import sys
+import hydra
+from omegaconf import DictConfig, OmegaConf
 
-from pyhighlights.evaluation.cli import configure_logging, print_summary, split_flags
-from pyhighlights.evaluation.overrides import ArgumentError, parse_overrides, section
+from pyhighlights.cli.common import CONFIG_DIR, fail
+from pyhighlights.cli.trained_run import command, dataset_overrides, print_summary, require_run, run_app
 
 USAGE = """\
-usage: python scripts/explain.py RUN_DIR_OR_CHECKPOINT method=NAME [backend=captum|tdhook] [key=value ...] [--force]
+usage: python scripts/explain.py RUN_DIR_OR_CHECKPOINT method=NAME [method.<param>=VALUE ...] [key=value ...] [--force]
 
 Attribute the run's predictions (usually a model=classifier run) to words with
 a post-hoc method, select the top round(rate * n) words of each document, and
@@ -16,7 +17,8 @@ scores, comprehensiveness / sufficiency / AOPC on the explained model, plus
 captum's normalised infidelity, max sensitivity and (IG) convergence delta.
 Writes RUN_DIR/explain/<method>[-<tag>]/metrics.json and scores.jsonl.
 
-arguments (key=value):
+The overrides after the path follow Hydra's grammar, as for train.py
+(--cfg job prints the resolved configuration; configs/explain.yaml):
   method=NAME                {methods}
   method.<param>=VALUE       a method parameter (below)
   backend=captum             captum | tdhook (tdhook: saliency, input_x_gradient, integrated_gradients;
@@ -24,6 +26,7 @@ arguments (key=value):
   rate=0.15                  fraction of each document's words highlighted (default 0.15)
   rate_from=RUN              use the test sparsity of a rationaliser's run instead
   split=test                 test | validation (val) | train
+  dataset.<field>=VALUE      read the run's corpus from elsewhere, e.g. dataset.data_dir=/data/beer
   batch_size=16              documents per attribution batch
   max_documents=N            explain only the first N documents of the split
   infidelity_samples=10      perturbations per document for infidelity (0 = skip)
@@ -39,9 +42,8 @@ method parameters (defaults):
 {parameters}
 """
 
-ARGUMENTS = ("method", "rate", "rate_from", "split", "batch_size", "max_documents", "infidelity_samples",
-             "infidelity_drop", "sensitivity_samples", "sensitivity_radius", "seed", "tag", "device", "backend",
-             "overwrite")
+OPTIONS = ("rate", "rate_from", "split", "batch_size", "max_documents", "infidelity_samples", "infidelity_drop",
+           "sensitivity_samples", "sensitivity_radius", "seed", "tag", "device", "backend")
 
 
 def usage() -> str:
@@ -52,34 +54,34 @@ def usage() -> str:
     return USAGE.format(methods=" | ".join(METHODS), parameters=parameters)
 
 
-def main(argv: list[str] | None = None) -> int:
-    from pyhighlights.cli.common import fail
+def store_methods() -> None:
+    """One option of the ``method`` group per attribution method: its name and its parameters' defaults."""
+    from hydra.core.config_store import ConfigStore
+
+    from pyhighlights.explain.methods import METHODS, method_parameters
+
+    for name in METHODS:
+        ConfigStore.instance().store(group="method", name=name, node={"name": name, **method_parameters(name)})
+
+
+@hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="explain")
+def _explain(cfg: DictConfig) -> None:
     from pyhighlights.config.resolve import ConfigError
     from pyhighlights.evaluation.outputs import OutputExists
     from pyhighlights.evaluation.restore import RunNotFound
+    from pyhighlights.explain.explain import explain_run
 
-    argv = sys.argv[1:] if argv is None else argv
-    if any(a in ("-h", "--help") for a in argv):
-        print(usage())
-        return 0
-    configure_logging()
     try:
-        positional, pairs, force = split_flags(argv)
-        if len(positional) != 1:
-            raise ArgumentError("expected one run directory or checkpoint (see --help)")
-        args = parse_overrides(pairs, ARGUMENTS)
-        params = section(args, "method")
-        method = params.pop("name", None)
-        if method is None:
-            raise ArgumentError("method=NAME is required (see --help)")
-        from pyhighlights.explain.explain import explain_run
-
-        options = {k: v for k, v in args.items() if k in ARGUMENTS and k not in ("method", "overwrite")}
-        out_dir, payload = explain_run(positional[0], method, params=params,
-                                       overwrite=force or bool(args.get("overwrite", False)),
-                                       command=[sys.argv[0], *argv], **options)
-    except (ArgumentError, ConfigError, OutputExists, RunNotFound, FileNotFoundError, ValueError) as error:
+        params = OmegaConf.to_container(cfg.method, resolve=True)
+        method = params.pop("name")
+        out_dir, payload = explain_run(require_run(cfg), method, params=params, dataset=dataset_overrides(cfg),
+                                       overwrite=bool(cfg.overwrite), command=command(),
+                                       **{key: cfg[key] for key in OPTIONS})
+    except (ConfigError, OutputExists, RunNotFound, FileNotFoundError, ValueError) as error:
         fail(error)
     print_summary(payload["summary"])
     print(f"explanation written to {out_dir}")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_app(_explain, argv, usage, store=store_methods)

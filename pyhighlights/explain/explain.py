@@ -1,6 +1,7 @@
 """Explaining a trained run with a post-hoc method, and scoring the explanation.
 
-For each seed's best checkpoint and each batch of the split: the model's
+For each seed's best checkpoint and each batch of the split (Lightning's
+predict loop): the model's
 full-input prediction ŷ is the attribution target; the method's word scores
 become a highlight of the top round(rate·n) words; the scores and the
 highlight are scored like a rationaliser's (plausibility: highlight P/R/F1,
@@ -22,6 +23,7 @@ from typing import Any
 import lightning.pytorch as pl
 import torch
 
+from pyhighlights.evaluation.loops import device_trainer
 from pyhighlights.evaluation.outputs import check_output, slug, staged_output, write_metrics
 from pyhighlights.evaluation.restore import SPLIT_PREFIX, RestoredRun, canonical_split
 from pyhighlights.evaluation.scores import ExplanationScores, model_probabilities
@@ -31,7 +33,6 @@ from pyhighlights.explain.robustness import word_infidelity, word_sensitivity
 from pyhighlights.explain.selection import rate_of_run, top_k_selection
 from pyhighlights.explain.tdhook_backend import check_backend
 from pyhighlights.metrics import AOPC_FRACTIONS
-from pyhighlights.training.progress import document_progress
 from pyhighlights.training.rundir import summarise
 
 log = logging.getLogger("pyhighlights.explain")
@@ -93,14 +94,32 @@ def explain_batch(method: Attribution, model, batch, rate: float, state: Explana
         })
 
 
+class ExplainPass(pl.LightningModule):
+    """Lightning's predict loop over a split: each step explains, selects and scores one batch."""
+
+    def __init__(self, model, method: Attribution, rate: float, state: ExplanationRun, doc_ids: list[str],
+                 robustness: dict[str, Any]):
+        super().__init__()
+        self.model, self.method, self.rate, self.state = model, method, rate, state
+        self.scores = state.scores  # a submodule, so Lightning moves the metric states to the device
+        self.doc_ids, self.robustness = doc_ids, robustness
+
+    def predict_step(self, batch, batch_idx: int) -> int:
+        with torch.enable_grad():
+            explain_batch(self.method, self.model, batch, self.rate, self.state, doc_ids=self.doc_ids,
+                          **self.robustness)
+        return batch.size  # the rows are in ``state``; Lightning warns about steps that return nothing
+
+
 def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None = None, split: str = "test",
                 rate: float | None = None, rate_from: str | Path | None = None, batch_size: int = 16,
                 max_documents: int | None = None, infidelity_samples: int = 10, infidelity_drop: float = 0.25,
                 sensitivity_samples: int = 3, sensitivity_radius: float = 0.02, seed: int = 0,
                 tag: str | None = None, device: str = "cpu", backend: str = "captum", overwrite: bool = False,
+                dataset: dict[str, Any] | None = None,
                 command: list[str] | None = None) -> tuple[Path, dict[str, Any]]:
     """Explain every seed of a trained run (or the checkpoint named) with ``method`` computed by
-    ``backend``; write the outputs."""
+    ``backend``; write the outputs. ``dataset`` overrides fields of the run's dataset spec (its files moved)."""
     split = canonical_split(split)
     parameters = method_parameters(method, params)  # fail on a bad parameter before any work
     check_backend(backend, method)
@@ -116,7 +135,8 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
                                              "infidelity_drop": infidelity_drop,
                                              "sensitivity_samples": sensitivity_samples,
                                              "sensitivity_radius": sensitivity_radius},
-                                 seed=seed, device=device, backend=backend, command=command)
+                                 seed=seed, device=device, backend=backend, dataset=dict(dataset or {}),
+                                 command=command)
         write_metrics(staging, payload)
     return out_dir, payload
 
@@ -124,16 +144,15 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
 def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], params: dict[str, Any] | None,
                    out_dir: Path, *, split: str, rate: float, rate_source: str, batch_size: int,
                    max_documents: int | None, robustness: dict[str, Any], seed: int, device: str,
-                   backend: str, command: list[str] | None) -> dict[str, Any]:
+                   backend: str, dataset: dict[str, Any], command: list[str] | None) -> dict[str, Any]:
     """Explain and score every seed's checkpoint, writing ``scores.jsonl`` into ``out_dir``; the payload."""
-    corpus = run.corpus()
+    corpus = run.corpus(dataset)
     documents = corpus.split(split)
     if max_documents is not None:
         from dataclasses import replace
 
         corpus = replace(corpus, **{split: documents[:max_documents]})
         documents = corpus.split(split)
-    loader = run.loader(corpus, split, batch_size)
     doc_ids = [d.doc_id for d in documents]
     checkpoints = run.checkpoints()
     several = len(checkpoints) > 1
@@ -141,20 +160,23 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
     seeds: dict[str, dict[str, float]] = {}
     for model_seed, checkpoint in checkpoints.items():
         pl.seed_everything(seed, verbose=False)
-        model = run.load_model(checkpoint, device)
+        model = run.load_model(checkpoint)
+        loader = run.loader(corpus, split, model, batch_size)
         for p in model.parameters():
             p.requires_grad_(False)
-        attribution = make_method(method, model, params, backend)
-        state = ExplanationRun(corpus.num_classes, device)
-        for batch in document_progress(loader, f"{method} seed {model_seed}"):
-            explain_batch(attribution, model, batch.to(device), rate, state, doc_ids=doc_ids, **robustness)
+        explanation = ExplainPass(model, make_method(method, model, params, backend), rate,
+                                  ExplanationRun(corpus.num_classes), doc_ids, robustness)
+        # gradients are needed inside the steps: no inference mode (Lightning then runs under no_grad)
+        device_trainer(device, inference_mode=False).predict(explanation, dataloaders=loader,
+                                                             return_predictions=False)
+        state = explanation.state
         seeds[str(model_seed)] = {f"{prefix}/{name}": value for name, value in state.metrics().items()}
         _write_rows((out_dir / f"seed{model_seed}" if several else out_dir) / "scores.jsonl", state.rows)
         log.info("%s seed %d: %s", method, model_seed, ", ".join(
             f"{k} = {v:.4f}" for k, v in seeds[str(model_seed)].items() if k.split("/")[-1] in _SHOWN))
     payload = {
         "kind": "explain", "method": method, "backend": backend, "parameters": parameters, "model": run.model_name,
-        "run": str(run.path), "split": split, "dataset": run.specs.dataset, "documents": len(documents),
+        "run": str(run.path), "split": split, "dataset": run.dataset_spec(dataset), "documents": len(documents),
         "rate": rate, "rate_source": rate_source, "seed": seed, "robustness": robustness,
         "aopc_fractions": list(AOPC_FRACTIONS),
         "checkpoints": {str(s): str(p) for s, p in checkpoints.items()},

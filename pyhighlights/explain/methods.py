@@ -37,14 +37,15 @@ The table :data:`METHODS` maps a name to its typed configuration and class;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
-import pydantic
 import torch
 
 from pyhighlights.components.words import tokens_to_words_sum
 from pyhighlights.explain.forward import CaptumForward
 from pyhighlights.explain.tdhook_backend import check_backend, tdhook_attributions
+from pyhighlights import registry
 from pyhighlights.registry import Configuration, Param, Real
 
 _OUTPUT = Param("probability", pattern="^(probability|logit)$", description="attributed output of the predicted class")
@@ -237,35 +238,32 @@ class LimeMethod(PerturbationAttribution):
         return scores
 
 
-#: name -> (configuration, class)
-METHODS: dict[str, tuple[type[Configuration], type[Attribution]]] = {
-    "integrated_gradients": (IntegratedGradientsConfig, IntegratedGradientsMethod),
-    "saliency": (GradientConfig, SaliencyMethod),
-    "input_x_gradient": (GradientConfig, InputXGradientMethod),
-    "feature_ablation": (PerturbationConfig, FeatureAblationMethod),
-    "occlusion": (OcclusionConfig, OcclusionMethod),
-    "shapley_value_sampling": (ShapleyConfig, ShapleyValueSamplingMethod),
-    "lime": (LimeConfig, LimeMethod),
-}
+class RegisteredMethods(Mapping):
+    """name -> (configuration, class): a view of the registry's ``method`` entries (registrations/explain.py)."""
+
+    def __getitem__(self, name: str) -> tuple[type[Configuration], type[Attribution]]:
+        item = registry.entry("method", name)
+        return item.configuration, item.component
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(registry.available("method"))
+
+    def __len__(self) -> int:
+        return len(registry.available("method"))
+
+
+METHODS = RegisteredMethods()
 
 
 def method_parameters(name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     """The validated parameters of method ``name`` (defaults filled in); errors name the field."""
     if name not in METHODS:
         raise ValueError(f"method={name}: unknown; methods: {', '.join(METHODS)}")
-    config_class = METHODS[name][0]
-    params = dict(params or {})
-    unknown = sorted(set(params) - set(config_class.model_fields))
-    if unknown:
-        raise ValueError(f"method.{unknown[0]}: unknown parameter of {name}; parameters: "
-                         f"{', '.join(config_class.model_fields)}")
-    try:
-        config = config_class.default().model_copy(update=params, deep=True)
-    except pydantic.ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        raise ValueError(f"method.{field}: {first['msg']} (got {first.get('input')!r})") from None
-    return {field: getattr(config, field) for field in config_class.model_fields}
+    from pyhighlights.config.resolve import validate
+
+    spec = validate("method", {**dict(params or {}), "name": name}, "method")
+    spec.pop("name")
+    return spec
 
 
 def make_method(name: str, model, params: dict[str, Any] | None = None, backend: str = "captum") -> Attribution:

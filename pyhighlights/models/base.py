@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import lightning.pytorch as pl
 import torch
@@ -23,6 +23,7 @@ from pyhighlights.config.resolve import Spec, build
 from pyhighlights.data.batch import Batch
 from pyhighlights.metrics import RationaleMetrics
 from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.training import random_states
 
 BackboneFactory = Callable[[], Backbone]
 
@@ -38,8 +39,21 @@ def with_encoder_dropout(factory: BackboneFactory, dropout: float | None) -> Bac
     return partial(factory, dropout=dropout)
 
 
+#: What :meth:`SPPModel.outputs` returns: the names a loss term of a model may read.
+SELECTION_OUTPUTS = frozenset({"logits", "labels", "mask", "word_mask", "raw_mask", "keep_logit", "selector_logits"})
+
+
 class OptimConfig(Configuration):
-    """Optimiser parameters shared by every model."""
+    """Optimiser parameters shared by every model.
+
+    A model's configuration also says, for each of its fields of loss terms,
+    which outputs those terms may read (``outputs``), and which fields name
+    loss terms (``term_fields``: field -> field of loss terms), so a term that
+    reads nothing the model produces is refused before anything is built.
+    """
+
+    outputs: ClassVar[Mapping[str, frozenset[str]]] = {}
+    term_fields: ClassVar[Mapping[str, str]] = {}
 
     lr: float = Real(1e-3, gt=0.0, description="Adam learning rate")
     encoder_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False,
@@ -132,6 +146,12 @@ class SPPModel(pl.LightningModule):
         """Soft per-word scores [B, W] (p(keep)), for AUPRC and top-k comparisons."""
         return self.select(batch).keep_probability * batch.word_mask
 
+    def highlight(self, texts: str | list[str], batch_size: int = 32):
+        """Highlight raw text (a model from ``pyhighlights.load``); see :func:`pyhighlights.inference.highlight`."""
+        from pyhighlights.inference import highlight
+
+        return highlight(self, texts, batch_size)
+
     # --- optimisation ---------------------------------------------------------------
     def param_groups(self, modules: Iterable[nn.Module], lr: float | None = None) -> list[dict[str, Any]]:
         """Adam parameter groups for ``modules``: encoder parameters get ``encoder_lr``."""
@@ -167,9 +187,18 @@ class SPPModel(pl.LightningModule):
     def configure_optimizers(self):
         return self.make_optimizer([self])
 
+    #: (gradient_clip_val, gradient_clip_algorithm) given to the Trainer, for models that step their optimisers
+    #: themselves (Lightning refuses them in the Trainer then; see training/run.py).
+    manual_clipping: tuple[float | None, str | None] = (None, None)
+
     def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None):
+        # Through Lightning's clip_gradients: its precision plugin clips the unscaled gradients.
         if self.grad_clip > 0:
-            self.clip_gradients(optimizer, gradient_clip_val=self.grad_clip, gradient_clip_algorithm="norm")
+            gradient_clip_val, gradient_clip_algorithm = self.grad_clip, "norm"
+        elif not gradient_clip_val:
+            return  # no clipping asked for (Lightning passes the Trainer's gradient_clip_val here)
+        self.clip_gradients(optimizer, gradient_clip_val=gradient_clip_val,
+                            gradient_clip_algorithm=gradient_clip_algorithm)
 
     def manual_step(self, optimizer, loss: torch.Tensor, modules: Iterable[nn.Module]) -> None:
         """One optimiser step on part of the model, DDP-safe and mixed-precision-safe.
@@ -206,8 +235,7 @@ class SPPModel(pl.LightningModule):
 
         if average_gradients(params):
             self._share_skipped_step(optimizer, params)
-        if self.grad_clip > 0:
-            self.clip_gradients(optimizer, gradient_clip_val=self.grad_clip, gradient_clip_algorithm="norm")
+        self.configure_gradient_clipping(optimizer, *self.manual_clipping)
 
     def _share_skipped_step(self, optimizer, params) -> None:
         # The scaler decided to skip on this rank's own gradients, before the
@@ -249,22 +277,12 @@ class SPPModel(pl.LightningModule):
 
     # --- exact resume ---------------------------------------------------------------
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        # Lightning does not store random states; Gumbel noise and dropout draw
-        # from them, so a resumed run restores them to continue exactly.
-        import random
-
-        import numpy as np
-
-        name, keys, position, has_gauss, cached = np.random.get_state()
-        # Plain types only, so the checkpoint still loads with weights_only=True.
-        checkpoint["pyhighlights_rng"] = {"torch": torch.get_rng_state(),
-                                          "numpy": [name, keys.tolist(), int(position), int(has_gauss), float(cached)],
-                                          "python": random.getstate()}
-        if torch.cuda.is_available() and torch.cuda.is_initialized():
-            checkpoint["pyhighlights_rng"]["cuda"] = torch.cuda.get_rng_state_all()
+        # Gumbel noise and dropout draw from the random states; a resumed run
+        # restores each process's own to continue exactly.
+        checkpoint[random_states.KEY] = random_states.for_checkpoint()
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        self._pending_rng = checkpoint.get("pyhighlights_rng")
+        self._pending_rng = random_states.own_state(checkpoint.get(random_states.KEY))
 
     def on_train_start(self) -> None:
         # Restored here, not in on_load_checkpoint: Lightning draws from the
@@ -272,16 +290,7 @@ class SPPModel(pl.LightningModule):
         # uninterrupted run too, before the checkpoint was written).
         state = getattr(self, "_pending_rng", None)
         if state is not None:
-            import random
-
-            import numpy as np
-
-            torch.set_rng_state(state["torch"])
-            name, keys, position, has_gauss, cached = state["numpy"]
-            np.random.set_state((name, np.asarray(keys, dtype=np.uint32), position, has_gauss, cached))
-            random.setstate(state["python"])
-            if state.get("cuda") is not None and torch.cuda.is_available():
-                torch.cuda.set_rng_state_all(state["cuda"])
+            random_states.restore(state)
             self._pending_rng = None
 
     # --- evaluation -----------------------------------------------------------------
@@ -291,9 +300,12 @@ class SPPModel(pl.LightningModule):
     def _evaluate(self, batch: Batch, split: str) -> dict[str, torch.Tensor]:
         outputs = self(batch)
         total, parts = self.loss(outputs, scales=self.evaluation_scales())
-        self.log(f"{split}/loss", total, batch_size=batch.size, sync_dist=True)
+        # A float count: for the mean over processes Lightning divides the summed count by the number
+        # of processes, which truncates an integer (2 processes, 51 documents: 25 instead of 25.5).
+        documents = float(batch.size)
+        self.log(f"{split}/loss", total, batch_size=documents, sync_dist=True)
         for name, value in parts.items():
-            self.log(f"{split}/loss/{name}", value, batch_size=batch.size, sync_dist=True)
+            self.log(f"{split}/loss/{name}", value, batch_size=documents, sync_dist=True)
         self.metrics[split].update(outputs["mask"], batch.highlights, batch.word_mask, outputs["logits"], batch.labels)
         return outputs
 

@@ -16,7 +16,7 @@ import torch
 from cinnamon.registry import RegistrationKey
 
 from pyhighlights.components.selectors import Selection
-from pyhighlights.models.base import OptimConfig, SPPModel
+from pyhighlights.models.base import SELECTION_OUTPUTS, OptimConfig, SPPModel
 from pyhighlights.registry import Param, registration_key as key
 
 #: Keep-logit of every real word in :meth:`Classifier.select` (p(keep) = 1 in float32).
@@ -26,6 +26,7 @@ _KEEP_ALL_LOGIT = 1e4
 class ClassifierConfig(OptimConfig):
     predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param({"task": key("loss", "cross_entropy")})
+    outputs = {"losses": SELECTION_OUTPUTS}
 
 
 class Classifier(SPPModel):

@@ -45,17 +45,19 @@ memory and in checkpoints) rather than a separate run and file.
 """
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
-from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, AuxiliaryPretraining, LiuConfig, liu_losses
+from pyhighlights.models.base import SELECTION_OUTPUTS
+from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
+from pyhighlights.models.mechanics import AuxiliaryPretraining
 from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Param, registration_key as key
 
 
-class DARConfig(LiuConfig):
+class DARConfig(LiuFamilyConfig):
     auxiliary_predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
@@ -69,15 +71,12 @@ class DARConfig(LiuConfig):
     auxiliary_mode: Literal["train", "eval"] = Param(
         "train", description="mode of the frozen auxiliary predictor while the rationaliser trains")
     auxiliary_layer_norm: bool = Param(True, description="LayerNorm on the auxiliary encoder's states")
-    child_defaults: ClassVar[dict] = {
-        **LIU_CHILD_DEFAULTS, **liu_losses(target=0.1, sparsity=12.0, continuity=10.0),
-        "losses.auxiliary_task": {"weight": 0.9, "logits": "auxiliary_logits"},
-        "auxiliary_losses.auxiliary_task": {"logits": "auxiliary_full_logits"},
-    }
-
-    @classmethod
-    def default(cls):
-        return cls(lr=1e-4, predictor_pool="valid", layer_norm="both")
+    outputs = {"losses": SELECTION_OUTPUTS | {"auxiliary_logits"},
+               "auxiliary_losses": frozenset({"auxiliary_full_logits", "labels"})}
+    defaults = {"layer_norm": "both",
+                "losses": {**liu_losses(target=0.1, sparsity=12.0, continuity=10.0),
+                           "auxiliary_task": {"weight": 0.9, "logits": "auxiliary_logits"}},
+                "auxiliary_losses": {"auxiliary_task": {"logits": "auxiliary_full_logits"}}}
 
 
 class DAR(AuxiliaryPretraining, RNP):

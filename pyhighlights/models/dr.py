@@ -34,23 +34,17 @@ group the same way before each step).
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
-from pyhighlights.models.mechanics import (LIU_CHILD_DEFAULTS, LiuConfig, global_selection_rate, liu_losses,
-                                           part_optimizer, scale_part_lr)
+from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
+from pyhighlights.models.mechanics import global_selection_rate, part_optimizer, scale_part_lr
 from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Real
 
 
-class DRConfig(LiuConfig):
+class DRConfig(LiuFamilyConfig):
     min_factor: float = Real(0.05, gt=0.0, le=1.0,
                              description="the predictor's lr factor is max(batch selection rate, min_factor)")
     empty_factor: float = Real(1.0, gt=0.0, le=1.0, description="the factor when the batch selects nothing")
-    child_defaults: ClassVar[dict] = {**LIU_CHILD_DEFAULTS, **liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
-
-    @classmethod
-    def default(cls):
-        return cls(lr=1e-4, predictor_pool="valid", layer_norm="selector")
+    defaults = {"losses": liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
 
 
 def predictor_factor(rate: float, min_factor: float, empty_factor: float) -> float:

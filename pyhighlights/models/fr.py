@@ -32,21 +32,17 @@ kept words); ``layer_norm=none``.
 """
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pyhighlights.models.base import SPPModel
-from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, LiuConfig, liu_losses
+from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
 from pyhighlights.models.rnp import path_norms
 from pyhighlights.registry import Param
 
 
-class FRConfig(LiuConfig):
+class FRConfig(LiuFamilyConfig):
     layer_norm: Literal["none", "shared"] = Param("shared", description="one LayerNorm on the shared encoder, or none")
-    child_defaults: ClassVar[dict] = {**LIU_CHILD_DEFAULTS, **liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
-
-    @classmethod
-    def default(cls):
-        return cls(lr=1e-4, predictor_pool="valid")
+    defaults = {"losses": liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
 
 
 class FR(SPPModel):

@@ -36,6 +36,7 @@ from torch import nn
 from pyhighlights.components.losses import LossSet
 from pyhighlights.components.words import tokens_to_words_sum
 from pyhighlights.config.resolve import build
+from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, Real, registration_key as key
 
@@ -88,23 +89,25 @@ class GRATConfig(RNPConfig):
     separate_predictor_encoder: bool = Param(True, description="G-RAT needs its own predictor encoder")
     # Loss weights and s: script/beer/guide/a0.sh (the paper's Beer appearance setting); the corpus presets and
     # experiment configs set the other aspects'. Padding counted, dropout 0.2 before the heads: model/model_st.py.
-    child_defaults: ClassVar[dict] = {
-        "losses.sparsity": {"weight": 10.0, "target": 0.15, "padding": "counted"},
-        "losses.continuity": {"weight": 10.0, "padding": "counted"},
-        "losses.guide": {"weight": 10.0}, "losses.match": {"weight": 1.5},
-        "guider_losses.guider_task": {"logits": "guider_logits"},
+    # lr: script/beer/guide/a0.sh; weight decay: run_guide.py --weight_decay (both optimisers)
+    defaults = {
+        "lr": 1e-4, "weight_decay": 2e-6,
+        "losses": {"sparsity": {"weight": 10.0, "target": 0.15, "padding": "counted"},
+                   "continuity": {"weight": 10.0, "padding": "counted"},
+                   "guide": {"weight": 10.0}, "match": {"weight": 1.5}},
+        "guider_losses": {"guider_task": {"logits": "guider_logits"}},
         "selector": {"dropout": 0.2},
     }
+    outputs = {"losses": SELECTION_OUTPUTS | {"guide_target", "guider_logits"},
+               "guider_losses": frozenset({"guider_logits", "labels"})}
+    term_fields = {"guide_term": "losses", "match_term": "losses"}
 
     @classmethod
     def default(cls):
-        # lr: script/beer/guide/a0.sh; weight decay: run_guide.py --weight_decay (both optimisers)
-        config = cls(lr=1e-4, weight_decay=2e-6)
+        config = super().default()
         config.add_condition(lambda c: c.separate_predictor_encoder,
                              name="separate_predictor_encoder: G-RAT refuses a predictor that shares the "
                                   "selector's encoder; set it to true")
-        config.add_condition(lambda c: c.guide_term in c.losses and c.match_term in c.losses,
-                             name="guide_term and match_term must name loss terms of model.losses")
         config.add_condition(lambda c: c.guide_term != c.match_term, name="guide_term and match_term must differ")
         return config
 

@@ -40,44 +40,11 @@ from torch import nn
 from pyhighlights.components.losses import LossSet
 from pyhighlights.config.resolve import build
 from pyhighlights.data.batch import Batch
-from pyhighlights.models.rnp import RNP, RNPConfig
+from pyhighlights.models.liu_family import LiuFamilyConfig
+from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Param
 
 log = logging.getLogger("pyhighlights")
-
-
-# --- the Liu et al. reference defaults ---------------------------------------------------
-#: What every script of the Liu et al. family (FR, DR, MGR, MCD, DAR, MRD; jugechengzi on GitHub)
-#: shares: the task loss weighted by ``--cls_lambda`` 0.9; dropout 0.2 only right before each linear
-#: head (``nn.Dropout(args.dropout)`` in every ``model.py``; none on the embeddings or the GRU states:
-#: ``LiuConfig.encoder_dropout`` 0); a Gumbel sample drawn by the model's forward whatever the mode,
-#: so evaluation samples too.
-LIU_CHILD_DEFAULTS: dict[str, dict[str, Any]] = {
-    "selector": {"evaluation": "sample", "dropout": 0.2},
-    "losses.task": {"weight": 0.9},
-}
-
-
-class LiuConfig(RNPConfig):
-    """RNP's parameters plus the two structural choices of the Liu et al. scripts, as named options."""
-
-    predictor_pool: Literal["kept", "valid"] = Param(
-        "valid", description="the predictor max-pools over every real word (reference) or only the kept ones")
-    layer_norm: Literal["none", "selector", "both", "shared"] = Param(
-        "selector", description="LayerNorm on encoder states: none, the selector path (reference), each path its "
-                                "own, or one shared")
-    encoder_dropout: float | None = Param(0.0, ge=0.0, lt=1.0, description="dropout of the encoders' embeddings "
-                                          "and states (reference: none, only before the heads); null = backbone.dropout")
-
-
-def liu_losses(*, target: float, sparsity: float, continuity: float) -> dict[str, dict[str, Any]]:
-    """Child defaults of the sparsity (``--sparsity_percentage``, ``--sparsity_lambda``) and continuity terms.
-
-    Both count padding as ``metric.py`` does (get_sparsity_loss: sum(z) / sum(mask) with z over the padded
-    width; get_continuity_loss: the mean over every neighbouring pair of the padded width).
-    """
-    return {"losses.sparsity": {"weight": sparsity, "target": target, "padding": "counted"},
-            "losses.continuity": {"weight": continuity, "padding": "counted"}}
 
 
 # --- parts with their own learning rates -------------------------------------------------
@@ -165,8 +132,10 @@ class PhasedSteps:
         return total, parts
 
 
-class TwoPhaseConfig(LiuConfig):
+class TwoPhaseConfig(LiuFamilyConfig):
     """An RNP-shaped model trained in two phases per batch (MCD, MRD)."""
+
+    term_fields = {"predictor_terms": "losses", "selector_terms": "losses"}
 
     predictor_terms: list[str] = Param(["task", "sparsity", "continuity"],
                                        description="loss terms of phase 1 (predictor step on the detached selection)")
@@ -180,10 +149,8 @@ class TwoPhaseConfig(LiuConfig):
                                                  "false reuses phase 1's sample")
 
     @classmethod
-    def two_phase(cls, **values):
-        config = cls(**values)
-        config.add_condition(lambda c: set(c.predictor_terms) <= set(c.losses) and set(c.selector_terms) <= set(c.losses),
-                             name="predictor_terms and selector_terms must name loss terms of model.losses")
+    def default(cls):
+        config = super().default()
         config.add_condition(lambda c: bool(c.predictor_terms) and bool(c.selector_terms),
                              name="predictor_terms and selector_terms must not be empty")
         # Phase 1's backward frees the sample's graph (and may step the selector), so phase 2 can reuse

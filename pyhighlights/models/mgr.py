@@ -37,7 +37,7 @@ per-group rates).
 """
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 import torch
 from torch import nn
@@ -45,11 +45,12 @@ from torch import nn
 from pyhighlights.components import selectors
 from pyhighlights.components.selectors import Selection, deterministic_mask
 from pyhighlights.models.base import SPPModel
-from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, LiuConfig, liu_losses, part_optimizer
+from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
+from pyhighlights.models.mechanics import part_optimizer
 from pyhighlights.registry import Param
 
 
-class MGRConfig(LiuConfig):
+class MGRConfig(LiuFamilyConfig):
     num_generators: int = Param(5, ge=1, le=16, description="number of generators k")
     shared_generator_encoder: bool = Param(True, description="one encoder for all generator heads (lr/k)")
     generator_lr_scale: float = Param(3.0, gt=0.0, allow_inf_nan=False,
@@ -57,11 +58,7 @@ class MGRConfig(LiuConfig):
     predictor_lr_scale: float | None = Param(None, gt=0.0, allow_inf_nan=False,
                                              description="predictor lr = lr * this; null = 1/k")
     layer_norm: Literal["none", "selector"] = Param("selector", description="a LayerNorm in each generator head")
-    child_defaults: ClassVar[dict] = {**LIU_CHILD_DEFAULTS, **liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
-
-    @classmethod
-    def default(cls):
-        return cls(lr=1e-4, predictor_pool="valid")
+    defaults = {"losses": liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
 
 
 def averaged_selection(selections: list[Selection], word_mask: torch.Tensor, sample: bool,

@@ -41,11 +41,11 @@ contribute nothing), the frozen full-text pass of phase 2 runs without a graph.
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 from cinnamon.registry import RegistrationKey
 
-from pyhighlights.models.mechanics import LIU_CHILD_DEFAULTS, TwoPhaseConfig, TwoPhaseModel, liu_losses
+from pyhighlights.models.base import SELECTION_OUTPUTS
+from pyhighlights.models.liu_family import liu_losses
+from pyhighlights.models.mechanics import TwoPhaseConfig, TwoPhaseModel
 from pyhighlights.registry import Param, registration_key as key
 
 
@@ -58,17 +58,12 @@ class MRDConfig(TwoPhaseConfig):
                                        description="loss terms of phase 1 (predictor step on the detached selection)")
     selector_terms: list[str] = Param(["sparsity", "continuity", "divergence"],
                                       description="loss terms of phase 2 (selector step, predictor frozen)")
-    child_defaults: ClassVar[dict] = {
-        **LIU_CHILD_DEFAULTS, **liu_losses(target=0.075, sparsity=6.0, continuity=6.0),
-        "losses.remainder_task": {"logits": "remainder_logits", "weight": 0.9},
-        "losses.full_task": {"logits": "full_logits", "weight": 0.9},
-        "losses.divergence": {"weight": 1.0, "logits": "remainder_logits", "reference": "full_logits",
-                              "maximise": True},
-    }
-
-    @classmethod
-    def default(cls):
-        return cls.two_phase(lr=1e-4, predictor_pool="valid", layer_norm="selector")
+    outputs = {"losses": SELECTION_OUTPUTS | {"remainder_logits", "full_logits"}}
+    defaults = {"losses": {**liu_losses(target=0.075, sparsity=6.0, continuity=6.0),
+                           "remainder_task": {"logits": "remainder_logits", "weight": 0.9},
+                           "full_task": {"logits": "full_logits", "weight": 0.9},
+                           "divergence": {"weight": 1.0, "logits": "remainder_logits", "reference": "full_logits",
+                                          "maximise": True}}}
 
 
 def remainder(mask, word_mask):

@@ -8,8 +8,6 @@ evidence is.
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 from cinnamon.registry import RegistrationKey
 
 from pyhighlights.models.rnp import RNP, RNPConfig
@@ -19,7 +17,6 @@ from pyhighlights.registry import Param, registration_key as key
 class RandomBaselineConfig(RNPConfig):
     selector: RegistrationKey = Param(key("selector", "random"))
     losses: dict[str, RegistrationKey] = Param({"task": key("loss", "cross_entropy")})
-    child_defaults: ClassVar[dict] = {}
 
 
 class RandomBaseline(RNP):

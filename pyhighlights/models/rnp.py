@@ -14,12 +14,10 @@ used by FR, DR and G-RAT; the predictor max-pools over kept words.
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
-from pyhighlights.models.base import OptimConfig, SPPModel
+from pyhighlights.models.base import SELECTION_OUTPUTS, OptimConfig, SPPModel
 from pyhighlights.registry import Param, registration_key as key
 
 
@@ -29,11 +27,8 @@ class RNPConfig(OptimConfig):
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
          "continuity": key("loss", "continuity")})
-    child_defaults: ClassVar[dict] = {"losses.sparsity": {"weight": 2.0, "target": 0.15}, "losses.continuity": {"weight": 2.0}}
-
-    @classmethod
-    def default(cls):
-        return cls(lr=2e-3)
+    outputs = {"losses": SELECTION_OUTPUTS}
+    defaults = {"lr": 2e-3, "losses": {"sparsity": {"weight": 2.0, "target": 0.15}, "continuity": {"weight": 2.0}}}
 
 
 def path_norms(layer_norm: str, size: int) -> tuple[nn.Module, nn.Module]:

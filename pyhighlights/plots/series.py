@@ -32,7 +32,9 @@ def read_metrics_csv(path: str | Path) -> list[dict[str, float]]:
                 if not math.isnan(value):
                     values[column] = value
             if "epoch" not in values:
-                raise ValueError(f"{path}:{number}: no epoch")
+                # Written by a callback straight to the logger with the step only (LearningRateMonitor): not
+                # a per-epoch quantity of the plots.
+                continue
             rows.append(values)
     return rows
 

@@ -11,7 +11,6 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 import lightning.pytorch as pl
@@ -49,7 +48,7 @@ def _batch_size(batch: Any) -> int:
 
 
 class DocumentsProgressBar(TQDMProgressBar):
-    """Lightning's bar with the training documents/s of the current epoch in its postfix."""
+    """Lightning's bar with the documents/s of the current training epoch, test or prediction in its postfix."""
 
     def __init__(self, refresh_rate: int = 10) -> None:
         super().__init__(refresh_rate=refresh_rate)
@@ -62,6 +61,24 @@ class DocumentsProgressBar(TQDMProgressBar):
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         self.rate.add(_batch_size(batch))
         super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)
+
+    def on_test_start(self, trainer, *args) -> None:
+        self.rate.start()
+        super().on_test_start(trainer, *args)
+
+    def on_test_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0) -> None:
+        self.rate.add(_batch_size(batch["model"] if isinstance(batch, dict) else batch))
+        self.test_progress_bar.set_postfix({"docs/s": f"{self.rate.per_second:.0f}"}, refresh=False)
+        super().on_test_batch_end(trainer, pl_module, outputs, batch, batch_idx, dataloader_idx)
+
+    def on_predict_start(self, trainer, *args) -> None:
+        self.rate.start()
+        super().on_predict_start(trainer, *args)
+
+    def on_predict_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0) -> None:
+        self.rate.add(_batch_size(batch))
+        self.predict_progress_bar.set_postfix({"docs/s": f"{self.rate.per_second:.0f}"}, refresh=False)
+        super().on_predict_batch_end(trainer, pl_module, outputs, batch, batch_idx, dataloader_idx)
 
     def get_metrics(self, trainer, pl_module) -> dict[str, Any]:
         metrics = super().get_metrics(trainer, pl_module)
@@ -113,25 +130,6 @@ class EpochSummary(pl.Callback):
 def progress_callback(show_bar: bool) -> pl.Callback:
     """The bar on a terminal, the per-epoch line otherwise."""
     return DocumentsProgressBar() if show_bar else EpochSummary()
-
-
-def document_progress(batches: Iterable, description: str) -> Iterator:
-    """Yield ``batches`` (e.g. a DataLoader) unchanged; on a terminal, a bar counting
-    their documents (documents/s)."""
-    if not interactive():
-        yield from batches
-        return
-    from tqdm.auto import tqdm
-
-    try:
-        total = len(batches.dataset)  # type: ignore[attr-defined]
-    except (AttributeError, TypeError):
-        total = None
-
-    with tqdm(total=total, desc=description, unit="doc", dynamic_ncols=True) as bar:
-        for batch in batches:
-            yield batch
-            bar.update(_batch_size(batch))
 
 
 def corpus_summary(corpus) -> str:

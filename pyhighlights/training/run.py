@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +17,21 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
+from pyhighlights.components.backbones.base import BackboneFactory
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
+from pyhighlights.data.inputs import prepare_inputs
 from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
 from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
                                              WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
+from pyhighlights.training.description import ModelDescription, describe
 from pyhighlights.training.draws import score_over_draws
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
+from pyhighlights.training.lightning_args import (arguments_for, check_clipping, check_fits_model, trainer_settings,
+                                                  trainer_spec)
+from pyhighlights.training.lightning_objects import build_callbacks, build_loggers, validate_section
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.progress import corpus_summary, progress_callback
 from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
@@ -35,6 +41,8 @@ from pyhighlights.training.warmup import check_warmup
 log = logging.getLogger("pyhighlights")
 
 SECTIONS = ("dataset", "model", "backbone", "embeddings", "trainer")
+#: Lightning loggers and callbacks chosen by class (see training/lightning_objects.py).
+EXTRA_SECTIONS = ("logger", "callbacks")
 
 
 @dataclass
@@ -44,9 +52,13 @@ class RunSpecs:
     backbone: Spec
     embeddings: Spec
     trainer: Spec
+    logger: Spec = field(default_factory=dict)
+    callbacks: Spec = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Spec]:
-        return {name: getattr(self, name) for name in SECTIONS}
+        # Extra loggers and callbacks only when chosen: a run without them records what earlier runs recorded.
+        extras = {name: getattr(self, name) for name in EXTRA_SECTIONS if getattr(self, name)}
+        return {**{name: getattr(self, name) for name in SECTIONS}, **extras}
 
 
 def resolve_specs(cfg: DictConfig | dict) -> RunSpecs:
@@ -56,8 +68,11 @@ def resolve_specs(cfg: DictConfig | dict) -> RunSpecs:
     for section in SECTIONS:
         if section not in container:
             raise ConfigError(f"{section}: missing section; choose one of {', '.join(registry.available(section))}")
-        specs[section] = validate(section, container[section], section)
-    return RunSpecs(**specs)
+        specs[section] = trainer_spec(container[section]) if section == "trainer" else \
+            validate(section, container[section], section)
+    check_clipping(specs["model"], specs["trainer"])
+    extras = {section: validate_section(section, container.get(section)) for section in EXTRA_SECTIONS}
+    return RunSpecs(**specs, **extras)
 
 
 def seeds_of(cfg: DictConfig | dict) -> list[int]:
@@ -76,15 +91,15 @@ class Experiment:
     def __init__(self, specs: RunSpecs):
         self.specs = specs
         self.warnings: list[dict[str, Any]] = []  # divergence warnings of the last seed trained
-        self.settings = build("trainer", specs.trainer)
+        self.settings = trainer_settings(specs.trainer)
         torch.set_num_threads(self.settings.threads())
         self.source = build("dataset", specs.dataset)
         self.corpus = self.source.load()
         from pyhighlights.data.split_checks import check_trainable
 
         check_trainable(self.corpus)
-        backbone_class = registry.entry("backbone", specs.backbone["name"]).component
-        self.inputs = backbone_class.prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
+        self.inputs = prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
+        self.backbone_factory = BackboneFactory(specs.backbone, **self.inputs.backbone_runtime)
         log.info("%s", corpus_summary(self.corpus))
 
     def datamodule(self, seed: int):
@@ -96,8 +111,13 @@ class Experiment:
                              num_workers=self.settings.num_workers)
 
     def model(self) -> pl.LightningModule:
-        return build("model", self.specs.model, path="model", backbone_factory=self.inputs.backbone_factory,
+        return build("model", self.specs.model, path="model", backbone_factory=self.backbone_factory,
                      num_classes=self.corpus.num_classes)
+
+    def description(self) -> dict[str, Any]:
+        """What every checkpoint of this run stores to rebuild its model (see training/description.py)."""
+        return describe(self.specs.as_dict(), self.corpus.label_names, self.inputs.text_encoder,
+                        self.backbone_factory)
 
     def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
         s = self.settings
@@ -120,15 +140,19 @@ class Experiment:
         callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test],
                                           words=[d.tokens for d in self.corpus.test]))
         callbacks.append(progress_callback(s.show_progress()))
+        callbacks.append(ModelDescription(self.description()))
+        callbacks += build_callbacks(self.specs.callbacks)
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,
-            logger=AppendingCSVLogger(out_dir, name="", version=""), enable_progress_bar=s.show_progress(),
+            logger=[AppendingCSVLogger(out_dir, name="", version=""), *build_loggers(self.specs.logger, out_dir)],
+            enable_progress_bar=s.show_progress(),
             enable_model_summary=False, limit_train_batches=s.limit_train_batches,
             limit_val_batches=s.limit_val_batches, log_every_n_steps=s.log_every_n_steps,
             deterministic=s.deterministic, use_distributed_sampler=False, enable_checkpointing=s.save_checkpoints,
             default_root_dir=out_dir,
         )
+        kwargs.update(arguments_for(model, s.lightning))
         kwargs.update(overrides)
         return pl.Trainer(**kwargs)
 
@@ -142,7 +166,7 @@ class Experiment:
         pl.seed_everything(seed, workers=True, verbose=False)
         datamodule = self.datamodule(seed)
         model = self.model()
-        if (resume_from is not None or restart) and _global_rank() == 0:
+        if (resume_from is not None or restart) and _global_zero():
             # Rows logged after the checkpoint are logged again by the resumed run.
             rows = 0 if resume_from is None else \
                 torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True).get(ROWS_KEY)
@@ -223,10 +247,10 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     checkpoint (from the start if it wrote none).
     """
     specs = resolve_specs(cfg)
-    build("trainer", specs.trainer).check_accelerator()
+    trainer_settings(specs.trainer).check_accelerator()
     check_warmup(specs.model, specs.trainer)
     seeds = seeds_of(cfg)
-    rank_zero = _global_rank() == 0
+    rank_zero = _global_zero()
     directory = RunDirectory(run_dir)
     if resume:
         if rank_zero:
@@ -236,6 +260,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
         directory.check_free()
     log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     experiment = Experiment(specs)
+    check_fits_model(experiment.settings.lightning, experiment.specs.model["name"], experiment.model)
     if rank_zero and resume:
         directory.set_state("running", resumed=True)
         note_resumed(directory.path, specs.as_dict(), command)
@@ -272,10 +297,15 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     return {"seeds": directory.seeds, "summary": summarise(directory.seeds)}
 
 
-def _global_rank() -> int:
+def _global_zero() -> bool:
+    """Whether this process is rank 0 of the job, read from the environment before Lightning starts.
+
+    torchrun sets RANK and srun SLURM_PROCID; Lightning's own launcher sets NODE_RANK on every machine
+    of a multi-node job and LOCAL_RANK in the processes it starts on each.
+    """
     import os
 
-    for variable in ("RANK", "SLURM_PROCID", "LOCAL_RANK"):
+    for variable in ("RANK", "SLURM_PROCID"):
         if variable in os.environ:
-            return int(os.environ[variable])
-    return 0
+            return int(os.environ[variable]) == 0
+    return all(int(os.environ.get(variable, "0") or 0) == 0 for variable in ("NODE_RANK", "LOCAL_RANK"))

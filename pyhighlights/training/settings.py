@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pyhighlights.registry import Configuration, Param, ParameterHolder, Real
 
 
 class TrainerConfig(Configuration):
+    # Any other lightning.Trainer argument is accepted under trainer. (see training/lightning_args.py).
+    open_keys: ClassVar[bool] = True
+
     max_epochs: int = Param(8, ge=1)
     batch_size: int = Param(32, ge=1, description="the reference scripts use 256; experiment configs set it")
     eval_batch_size: int | None = Param(None, ge=1, description="null = batch_size")

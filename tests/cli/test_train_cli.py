@@ -1,13 +1,13 @@
-"""scripts/train.py end to end, through a subprocess, as a user runs it."""
+"""scripts/train.py end to end, in its own process, as a user runs it (see forked_scripts)."""
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from forked_scripts import run_script
 
 from pyhighlights.testing import tiny_overrides
 
@@ -17,16 +17,14 @@ SCRIPT = ROOT / "scripts" / "train.py"
 
 def train(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HYDRA_FULL_ERROR": "0"}
-    result = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, env=env,
-                            cwd=ROOT, timeout=300)
+    result = run_script(SCRIPT.name, *args, env=env, cwd=ROOT, timeout=300)
     if check and result.returncode != 0:
         raise AssertionError(f"exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result
 
 
-def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir, tmp_path):
-    run_dir = tmp_path / "run"
-    result = train(*tiny_overrides(tiny_beer_dir), f"hydra.run.dir={run_dir}")
+def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir, tiny_cli_run):
+    run_dir, result = tiny_cli_run
     assert "test/accuracy = " in result.stdout and "test/highlight_f1 = " in result.stdout
     results = json.loads((run_dir / "results.json").read_text())
     summary = results["summary"]
@@ -50,9 +48,21 @@ def test_train_writes_a_run_directory_and_refuses_to_overwrite_it(tiny_beer_dir,
     assert (run_dir / "results.json").read_bytes() == before
 
 
-def test_several_seeds_in_one_run(tiny_beer_dir, tmp_path):
-    run_dir = tmp_path / "seeds"
-    train(*tiny_overrides(tiny_beer_dir), "seeds=[0,1]", f"hydra.run.dir={run_dir}")
+def test_lightning_trainer_arguments_loggers_and_callbacks_reach_the_run(tiny_beer_dir, tmp_path):
+    run_dir = tmp_path / "run"
+    lightning = ("trainer.gradient_clip_val=1.0", "trainer.accumulate_grad_batches=2", "trainer.val_check_interval=0.5",
+                 "logger=tensorboard", "callbacks=lr_monitor")
+    train(*tiny_overrides(tiny_beer_dir), *lightning, f"hydra.run.dir={run_dir}")
+    assert list((run_dir / "tensorboard").glob("events.out.tfevents.*"))
+    header = (run_dir / "metrics.csv").read_text().splitlines()[0].split(",")
+    assert "lr-Adam/encoder" in header  # the callback's values reach metrics.csv too
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["parameters"]["trainer"]["accumulate_grad_batches"] == 2
+    assert manifest["parameters"]["trainer"]["gradient_clip_val"] == 1.0
+
+
+def test_several_seeds_in_one_run(two_seed_cli_run):
+    run_dir, _ = two_seed_cli_run
     results = json.loads((run_dir / "results.json").read_text())
     values = [results["seeds"][s]["test/accuracy"] for s in ("0", "1")]
     mean = sum(values) / 2
@@ -67,6 +77,7 @@ def test_several_seeds_in_one_run(tiny_beer_dir, tmp_path):
     ("model.lr=nan", "model.lr"),
     ("+model.temprature=0.5", "model.temprature: unknown field"),
     ("backbone.hidden_size=abc", "backbone.hidden_size"),
+    ("trainer.foo=1", "trainer.foo: neither a pyhighlights trainer setting nor a lightning.Trainer argument"),
 ])
 def test_bad_overrides_exit_with_the_field_named(tiny_beer_dir, tmp_path, override, message):
     result = train(*tiny_overrides(tiny_beer_dir), override, f"hydra.run.dir={tmp_path / 'bad'}", check=False)
@@ -84,6 +95,11 @@ def test_missing_corpus_names_the_files(tmp_path):
     result = train("dataset=beer", f"dataset.data_dir={tmp_path / 'nothing'}", f"hydra.run.dir={tmp_path / 'r'}",
                    check=False)
     assert result.returncode != 0 and "annotations.json" in result.stderr
+
+
+def test_help_lists_the_logger_and_callbacks_groups():
+    result = train("--help")
+    assert "logger: csv, mlflow, tensorboard, wandb" in result.stdout and "callbacks: lr_monitor" in result.stdout
 
 
 def test_cfg_job_prints_every_parameter():

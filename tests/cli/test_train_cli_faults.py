@@ -18,9 +18,8 @@ def digest(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_a_refused_rerun_leaves_every_file_of_the_first_run_byte_identical(tiny_beer_dir, tmp_path):
-    run_dir = tmp_path / "run"
-    train(*tiny_overrides(tiny_beer_dir), f"hydra.run.dir={run_dir}")
+def test_a_refused_rerun_leaves_every_file_of_the_first_run_byte_identical(tiny_beer_dir, tiny_cli_run):
+    run_dir, _ = tiny_cli_run
     before = digest(run_dir)
     assert {".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml", "status.json"} <= set(before)
     assert "trainer.max_epochs=1" in (run_dir / ".hydra" / "overrides.yaml").read_text()
@@ -49,9 +48,8 @@ def test_non_finite_loss_stops_at_once_naming_step_terms_and_documents(tiny_beer
     assert not (run_dir / "results.json").exists()
 
 
-def test_two_seeds_print_mean_and_std(tiny_beer_dir, tmp_path):
-    run_dir = tmp_path / "seeds"
-    result = train(*tiny_overrides(tiny_beer_dir), "seeds=[0,1]", f"hydra.run.dir={run_dir}")
+def test_two_seeds_print_mean_and_std(two_seed_cli_run):
+    run_dir, result = two_seed_cli_run
     seeds = json.loads((run_dir / "results.json").read_text())["seeds"]
     values = [seeds[s]["test/accuracy"] for s in ("0", "1")]
     printed = re.search(r"test/accuracy = ([0-9.]+) ± ([0-9.]+) \(n=2\)", result.stdout)

@@ -90,18 +90,34 @@ def test_a_terminal_gets_a_bar_with_documents_per_second(tiny_beer_dir, tmp_path
 
 
 def test_evaluation_bar_counts_documents(monkeypatch, capsys):
+    """evaluate.py and explain.py run Lightning's test and predict loops: their bar counts documents too."""
     from types import SimpleNamespace
 
+    import lightning.pytorch as pl
+
+    from pyhighlights.evaluation.loops import device_trainer
     from pyhighlights.training import progress
 
-    class Loader(list):
-        dataset = range(7)
+    class Counting(pl.LightningModule):
+        def test_step(self, batch, batch_idx):
+            pass
 
-    batches = Loader([SimpleNamespace(size=4), SimpleNamespace(size=3)])
+        def predict_step(self, batch, batch_idx):
+            return batch.size
+
+    from torch.utils.data import DataLoader
+
+    batches = DataLoader([SimpleNamespace(size=4), SimpleNamespace(size=3)], batch_size=None, collate_fn=lambda b: b)
     monkeypatch.setattr(progress, "interactive", lambda: True)
-    assert list(progress.document_progress(batches, "evaluate")) == batches
-    bar = capsys.readouterr().err
-    assert "evaluate" in bar and "7/7" in bar and "doc/s" in bar
+    for loop in ("test", "predict"):
+        trainer = device_trainer("cpu")
+        getattr(trainer, loop)(Counting(), dataloaders=batches)
+        bar = next(c for c in trainer.callbacks if isinstance(c, progress.DocumentsProgressBar))
+        assert bar.rate.documents == 7
+        shown = capsys.readouterr()
+        assert re.search(r"docs/s=\d+", shown.out + shown.err), loop
     monkeypatch.setattr(progress, "interactive", lambda: False)
-    assert list(progress.document_progress(batches, "evaluate")) == batches
-    assert capsys.readouterr().err == ""
+    trainer = device_trainer("cpu")
+    trainer.test(Counting(), dataloaders=batches, verbose=False)
+    assert not any(isinstance(c, progress.DocumentsProgressBar) for c in trainer.callbacks)
+    assert "docs/s" not in "".join(capsys.readouterr())

@@ -2,24 +2,19 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
+from forked_scripts import run_script
 
 from pyhighlights.testing import tiny_overrides
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
 def test_gpu_accelerator_without_gpu_is_a_one_line_error(tiny_beer_dir, tmp_path):
     run_dir = tmp_path / "run"
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), *tiny_overrides(tiny_beer_dir),
-                             "trainer.accelerator=gpu", f"hydra.run.dir={run_dir}"],
-                            capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=300)
+    result = run_script("train.py", *tiny_overrides(tiny_beer_dir), "trainer.accelerator=gpu", f"hydra.run.dir={run_dir}",
+                        timeout=300)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         line for line in result.stderr.strip().splitlines() if line.startswith("error: trainer.accelerator=gpu")]

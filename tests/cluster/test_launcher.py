@@ -7,21 +7,17 @@ import json
 import os
 import statistics
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from forked_scripts import run_script
 
 from pyhighlights.testing import tiny_overrides
 
 pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def script(name: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})})
+    return run_script(name, *args, env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})})
 
 
 def test_local_launcher_sweep_and_report(tiny_beer_dir, tmp_path):

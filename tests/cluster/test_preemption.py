@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from forked_scripts import run_script
+
 from pyhighlights.testing import tiny_overrides
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,8 +73,7 @@ def test_usr1_saves_requeues_and_the_requeued_job_resumes(tiny_beer_dir, tmp_pat
     assert (run_dir / "hpc_ckpt_1.ckpt").exists()
     assert not (run_dir / "results.json").exists()
 
-    requeued = subprocess.run(command, cwd=ROOT, env={**os.environ, **slurm, "SLURM_RESTART_COUNT": "1"},
-                              capture_output=True, text=True, timeout=600)
+    requeued = run_script("train.py", *command[2:], env={**os.environ, **slurm, "SLURM_RESTART_COUNT": "1"})
     assert requeued.returncode == 0, requeued.stderr[-3000:]
     assert f"resuming from {run_dir / 'hpc_ckpt_1.ckpt'}" in requeued.stdout + requeued.stderr
     assert (run_dir / "results.json").exists()
@@ -80,6 +81,5 @@ def test_usr1_saves_requeues_and_the_requeued_job_resumes(tiny_beer_dir, tmp_pat
     assert [int(r["epoch"]) for r in rows if r.get("val/loss")] == [0, 1, 2, 3]  # continued, not restarted
 
     # The same command outside a requeue is still refused: the directory holds a run.
-    fresh = subprocess.run(command, cwd=ROOT, env={**os.environ, **slurm}, capture_output=True, text=True,
-                           timeout=600)
+    fresh = run_script("train.py", *command[2:], env={**os.environ, **slurm})
     assert fresh.returncode != 0

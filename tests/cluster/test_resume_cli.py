@@ -2,22 +2,18 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from forked_scripts import run_script
 
 from pyhighlights.testing import tiny_overrides
 
-ROOT = Path(__file__).resolve().parents[2]
-
-# Runs scripts/train.py in a process that SIGKILLs itself when epoch EPOCH reaches batch BATCH
+# Makes scripts/train.py SIGKILL its own process when epoch EPOCH reaches batch BATCH
 # (after the mid-epoch checkpoint of batch 4): a kill with no chance to clean up.
-KILLING_TRAIN = """
-import os, signal, sys
+KILL_AT = """
+import os, signal
 from pyhighlights.training.checkpoints import LastCheckpoint
 
 def on_train_batch_start(self, trainer, module, batch, batch_idx):
@@ -25,17 +21,11 @@ def on_train_batch_start(self, trainer, module, batch, batch_idx):
         os.kill(os.getpid(), signal.SIGKILL)
 
 LastCheckpoint.on_train_batch_start = on_train_batch_start
-sys.argv = ["scripts/train.py", *sys.argv[1:]]
-from pyhighlights.cli.train import main
-main()
 """
 
 
 def train(*args: str, kill_at: tuple[int, int] | None = None) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-c", KILLING_TRAIN.format(epoch=kill_at[0], batch=kill_at[1])] if kill_at \
-        else [sys.executable, str(ROOT / "scripts" / "train.py")]
-    return subprocess.run([*command, *args], capture_output=True, text=True, cwd=ROOT, timeout=600,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return run_script("train.py", *args, prelude=KILL_AT.format(epoch=kill_at[0], batch=kill_at[1]) if kill_at else "")
 
 
 def overrides(data_dir, model):

@@ -45,5 +45,42 @@ def test_conditions_are_checked():
         validate("backbone", {"name": "gru", "hidden_size": 63}, "backbone")
     with pytest.raises(ConfigError, match="separate_predictor_encoder"):
         validate("model", {"name": "grat", "separate_predictor_encoder": False}, "model")
-    with pytest.raises(ConfigError, match="guide_term and match_term must name loss terms"):
-        validate("model", {"name": "grat", "guide_term": "nope"}, "model")
+    with pytest.raises(ConfigError, match="guide_term and match_term must differ"):
+        validate("model", {"name": "grat", "guide_term": "match"}, "model")
+
+
+@pytest.mark.parametrize("node, message", [
+    # a term reading an output the model does not produce
+    ({"name": "rnp", "losses": {"task": {"logits": "no_such_output"}}},
+     "model.losses.task.logits: 'no_such_output' is not an output of rnp; outputs: keep_logit, labels, logits, "
+     "mask, raw_mask, selector_logits, word_mask"),
+    ({"name": "rnp", "losses": {"sparsity": {"name": "guide"}}},
+     "model.losses.sparsity: loss 'guide' reads 'guide_target', which rnp does not produce here; outputs: "),
+    ({"name": "grat", "guider_losses": {"guider_task": {"logits": "logits"}}},
+     "model.guider_losses.guider_task.logits: 'logits' is not an output of grat; outputs: guider_logits, labels"),
+    ({"name": "mcd", "losses": {"divergence": {"reference": "guider_logits"}}},
+     "model.losses.divergence.reference: 'guider_logits' is not an output of mcd; outputs: "),
+    # an annealed term, or a phase's term, that names no loss term
+    ({"name": "grat", "guide_term": "nope"},
+     "model.guide_term: 'nope' is not a loss term of model.losses; terms: task, sparsity, continuity, guide, match"),
+    ({"name": "mrd", "selector_terms": ["sparsity", "divergense"]},
+     "model.selector_terms: 'divergense' is not a loss term of model.losses; terms: task, remainder_task, "),
+    # a part that does not fit its slot
+    ({"name": "rnp", "selector": {"name": "mlp"}},
+     "model.selector.name: no selector named 'mlp'; available: gumbel, random"),
+    ({"name": "rnp", "losses": {"task": {"name": "gumbel"}}},
+     "model.losses.task.name: no loss named 'gumbel'; available: continuity, cross_entropy, guide, jsd, kl, "),
+])
+def test_wiring_errors_are_one_line_naming_the_field_and_what_is_allowed(node, message):
+    with pytest.raises(ConfigError) as error:
+        validate("model", node, "model")
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+
+
+def test_the_parts_own_defaults_follow_the_chosen_part():
+    # G-RAT's selector dropout 0.2 is for the gumbel selector; a random selector has no dropout
+    spec = validate("model", {"name": "grat", "selector": {"name": "random"}}, "model")
+    assert spec["selector"] == {"name": "random", "rate": 0.15}
+    # G-RAT's match weight 1.5 carries to another divergence in that slot
+    assert validate("model", {"name": "grat", "losses": {"match": {"name": "jsd"}}}, "model")["losses"]["match"] == {
+        "name": "jsd", "weight": 1.5, "logits": "logits", "reference": "guider_logits"}

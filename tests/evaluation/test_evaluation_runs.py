@@ -52,7 +52,7 @@ def test_a_checkpoint_evaluates_its_seed_only(tiny_runs):
 def test_other_split_and_other_corpus(tiny_runs):
     _, payload = evaluate_run(tiny_runs["classifier"], split="val")
     run = RestoredRun(tiny_runs["classifier"])
-    assert payload["documents"] == len(run.experiment.corpus.validation)
+    assert payload["documents"] == len(run.corpus().validation)
     assert all(key.startswith("val/") for key in payload["seeds"]["0"])
 
     out_dir, payload = evaluate_run(tiny_runs["classifier"], dataset={"data_dir": str(tiny_runs["other"])})
@@ -74,7 +74,7 @@ def test_faithfulness_with_a_separate_classifier_matches_a_direct_computation(ti
     scorer = classifier.load_model(classifier.checkpoint(0))
     comp, suff = [], []
     with torch.no_grad():
-        for batch in rnp.loader(rnp.experiment.corpus, "test", batch_size=1):
+        for batch in rnp.loader(rnp.corpus(), "test", selector, batch_size=1):
             words = batch.word_mask.float()
             rationale = (selector.select(batch).mask > 0.5).float() * words
 

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from forked_scripts import run_script
 
 from pyhighlights.config.compose import compose_config
 from pyhighlights.config.resolve import ConfigError
@@ -44,9 +43,8 @@ def test_refused_before_anything_is_built(tmp_path):
 
 def test_cli_exits_2_with_one_line(tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HYDRA_FULL_ERROR": "0"}
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), "model=grat", "trainer.max_epochs=2",
-                             f"hydra.run.dir={tmp_path / 'run'}"], capture_output=True, text=True, env=env, cwd=ROOT,
-                            timeout=300)
+    result = run_script("train.py", "model=grat", "trainer.max_epochs=2", f"hydra.run.dir={tmp_path / 'run'}",
+                        env=env, cwd=ROOT, timeout=300)
     assert result.returncode == 2
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "model.pretrain_epochs" in errors[0] and "trainer.max_epochs" in errors[0]

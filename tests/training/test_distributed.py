@@ -2,6 +2,7 @@
 import os
 import socket
 
+import pytest
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
@@ -23,23 +24,31 @@ def make_params(rank: int) -> list[torch.nn.Parameter]:
     return params
 
 
-def worker(rank: int, port: int, out: str, bucket_bytes: int) -> None:
+ONE_BUCKET, SMALL_BUCKETS = 1 << 20, 70
+
+
+def worker(rank: int, port: int, out: str) -> None:
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=2)
-    params = make_params(rank)
-    calls = average_gradients(params, bucket_bytes=bucket_bytes)
-    torch.save({"calls": calls, "grads": [p.grad for p in params]}, f"{out}/rank{rank}.pt")
+    results = {}
+    for bucket_bytes in (ONE_BUCKET, SMALL_BUCKETS):
+        params = make_params(rank)
+        calls = average_gradients(params, bucket_bytes=bucket_bytes)
+        results[bucket_bytes] = {"calls": calls, "grads": [p.grad for p in params]}
+    torch.save(results, f"{out}/rank{rank}.pt")
     dist.destroy_process_group()
 
 
-def run(tmp_path, bucket_bytes):
-    mp.spawn(worker, args=(free_port(), str(tmp_path), bucket_bytes), nprocs=2, join=True)
-    return [torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1)]
+@pytest.fixture(scope="module")
+def averaged(tmp_path_factory) -> list[dict]:
+    """Per rank: bucket size -> all-reduce calls and averaged gradients (one 2-process start for both sizes)."""
+    out = tmp_path_factory.mktemp("distributed")
+    mp.spawn(worker, args=(free_port(), str(out)), nprocs=2, join=True)
+    return [torch.load(out / f"rank{r}.pt") for r in (0, 1)]
 
 
-def test_one_flat_call_and_exact_average(tmp_path):
-    results = run(tmp_path, bucket_bytes=1 << 20)
-    for result in results:
+def test_one_flat_call_and_exact_average(averaged):
+    for result in (rank[ONE_BUCKET] for rank in averaged):
         assert result["calls"] == 1  # three tensors, one all-reduce
         # averages: (0 + 1) / 2, (10 + 0) / 2 (rank 1 had no gradient: zeros), (20 + 21) / 2
         expected = [0.5, 5.0, 20.5]
@@ -47,10 +56,11 @@ def test_one_flat_call_and_exact_average(tmp_path):
             assert torch.all(grad == value)
 
 
-def test_buckets_split_by_size(tmp_path):
+def test_buckets_split_by_size(averaged):
     # tensors of 48, 20 and 32 bytes; 70-byte buckets: [48, 20] (68 bytes), then [32]
-    results = run(tmp_path, bucket_bytes=70)
-    assert results[0]["calls"] == 2 and results[1]["calls"] == 2
+    assert [rank[SMALL_BUCKETS]["calls"] for rank in averaged] == [2, 2]
+    for rank in averaged:  # the same exact averages as with one bucket
+        assert all(torch.equal(a, b) for a, b in zip(rank[SMALL_BUCKETS]["grads"], rank[ONE_BUCKET]["grads"]))
 
 
 def test_single_process_is_identity():

@@ -4,25 +4,27 @@ from __future__ import annotations
 import lightning.pytorch as pl
 import pytest
 import torch
+from lightning.pytorch.plugins.precision import MixedPrecision
 
 from pyhighlights.config.compose import compose_config
 from pyhighlights.testing import tiny_overrides
 from pyhighlights.training.run import Experiment, resolve_specs
 
 CLIP = 0.01
+#: The two ways to ask for clipping: the model's registered threshold, or Lightning's Trainer argument.
+CLIPPING = {"model": f"model.grad_clip={CLIP}", "trainer": f"trainer.gradient_clip_val={CLIP}"}
 
 
-def fit(data_dir, precision, accelerator="cpu", *extra):
-    cfg = compose_config(tiny_overrides(data_dir, "model=grat", "model.pretrain_epochs=0", f"model.grad_clip={CLIP}",
-                                        *extra))
+def fit(data_dir, out_dir, *overrides, model="grat", **trainer_arguments):
+    """Two training batches through the run's own Trainer (without its callbacks and logger)."""
+    cfg = compose_config(tiny_overrides(data_dir, f"model={model}", *overrides))
     exp = Experiment(resolve_specs(cfg))
     pl.seed_everything(0)
-    model = exp.model()
-    trainer = pl.Trainer(max_epochs=1, accelerator=accelerator, devices=1, precision=precision, logger=False,
-                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
-                         use_distributed_sampler=False, limit_train_batches=2, limit_val_batches=0)
-    trainer.fit(model, datamodule=exp.datamodule(0))
-    return model, trainer
+    module = exp.model()
+    trainer = exp.trainer(out_dir, module, logger=False, callbacks=[], enable_checkpointing=False,
+                          limit_train_batches=2, limit_val_batches=0, **trainer_arguments)
+    trainer.fit(module, datamodule=exp.datamodule(0))
+    return module, trainer
 
 
 def grad_norm(modules):
@@ -31,19 +33,39 @@ def grad_norm(modules):
 
 
 @pytest.mark.parametrize("precision", ["32-true", "bf16-mixed"])
-def test_manual_steps_clip_the_gradient_they_apply(tiny_beer_dir, precision):
-    model, _ = fit(tiny_beer_dir, precision)
-    # The last rationaliser step's gradients are still in place: clipped to CLIP (unclipped: 4.2 and 0.6 here).
-    assert 0 < grad_norm(model.rationaliser_modules()) <= CLIP * (1 + 1e-3)
-    assert 0 < grad_norm([model.guider]) <= CLIP * (1 + 1e-3)
+@pytest.mark.parametrize("source", sorted(CLIPPING))
+def test_manual_steps_clip_the_gradient_they_apply(tiny_beer_dir, tmp_path, precision, source):
+    model, _ = fit(tiny_beer_dir, tmp_path, "model.pretrain_epochs=0", CLIPPING[source],
+                   f"trainer.precision={precision}")
+    # The last rationaliser step's gradients are still in place, clipped to norm CLIP (unclipped: 4.2 and 0.6).
+    assert grad_norm(model.rationaliser_modules()) == pytest.approx(CLIP, rel=1e-3)
+    assert grad_norm([model.guider]) == pytest.approx(CLIP, rel=1e-3)
+
+
+def test_16_mixed_clips_the_unscaled_gradient(tiny_beer_dir, tmp_path):
+    # 16-mixed's GradScaler, here on CPU: backward yields gradients scaled by 256.
+    plugin = MixedPrecision("16-mixed", "cpu", scaler=torch.amp.GradScaler("cpu", init_scale=2.0 ** 8))
+    model, trainer = fit(tiny_beer_dir, tmp_path, "model.pretrain_epochs=0", CLIPPING["trainer"],
+                         precision=None, plugins=[plugin])
+    assert trainer.precision_plugin.scaler.get_scale() == 2.0 ** 8  # scaled, and no step was skipped
+    # Clipped after unscaling: norm CLIP. Clipping the scaled gradient would have left CLIP / 256.
+    assert grad_norm(model.rationaliser_modules()) == pytest.approx(CLIP, rel=1e-3)
+    assert grad_norm([model.guider]) == pytest.approx(CLIP, rel=1e-3)
+
+
+def test_the_trainer_clips_automatic_optimisation_models(tiny_beer_dir, tmp_path):
+    model, trainer = fit(tiny_beer_dir, tmp_path, CLIPPING["trainer"], model="rnp")
+    assert model.automatic_optimization and trainer.gradient_clip_val == CLIP
+    assert grad_norm([model]) == pytest.approx(CLIP, rel=1e-3)
 
 
 @pytest.mark.gpu
-def test_16_mixed_clips_unscaled_gradients_on_gpu(tiny_beer_dir):
-    model, trainer = fit(tiny_beer_dir, "16-mixed", "gpu")
+def test_16_mixed_clips_unscaled_gradients_on_gpu(tiny_beer_dir, tmp_path):
+    model, trainer = fit(tiny_beer_dir, tmp_path, "model.pretrain_epochs=0", CLIPPING["model"],
+                         "trainer.accelerator=gpu", "trainer.precision=16-mixed")
     scale = trainer.precision_plugin.scaler.get_scale()
     assert scale > 1  # gradients were scaled in backward ...
-    assert 0 < grad_norm(model.rationaliser_modules()) <= CLIP * (1 + 1e-2)  # ... and unscaled before clipping
+    assert grad_norm(model.rationaliser_modules()) == pytest.approx(CLIP, rel=1e-2)  # ... and unscaled before clipping
 
 
 @pytest.mark.gpu

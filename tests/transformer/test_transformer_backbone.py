@@ -7,9 +7,11 @@ import pytest
 import torch
 
 from transformer_fixtures import tiny_bert  # noqa: F401 (pytest fixtures)
+from pyhighlights.components.backbones.base import BackboneFactory
 from pyhighlights.components.backbones.transformer import TransformerBackbone, removal_bias
 from pyhighlights.config.resolve import ConfigError, build
 from pyhighlights.data.batch import Corpus, Document
+from pyhighlights.data.inputs import prepare_inputs
 
 
 def _inputs(batch: int = 2, length: int = 7, seed: int = 0):
@@ -89,8 +91,6 @@ def test_frozen_keeps_weights_and_eval_mode_but_passes_gradients(tiny_bert: Path
 
 
 def _rnp(tiny_bert: Path, frozen: bool, **optim):
-    from pyhighlights.components.backbones.base import BackboneFactory
-
     spec = {"name": "transformer", "path": str(tiny_bert), "frozen": frozen}
     node = {"name": "rnp", **optim}
     return build("model", node, path="model", backbone_factory=BackboneFactory(spec), num_classes=2)
@@ -110,14 +110,15 @@ def test_prepare_inputs_truncates_and_reports(tiny_bert: Path) -> None:
     long = Document("long", ["the", "location"] * 10, 1, [0, 1] * 10)
     corpus = Corpus("c", [long], [long], [long], ["negative", "positive"])
     spec = {"name": "transformer", "path": str(tiny_bert), "frozen": False, "max_tokens": 12}
-    inputs = TransformerBackbone.prepare_inputs(corpus, spec, {"name": "learned"})
+    inputs = prepare_inputs(corpus, spec, {"name": "learned"})
     # 10 tokens for words: "the location" is 1 + 2 tokens, three pairs and one more "the" fill them
     assert corpus.train[0].tokens == ["the", "location"] * 3 + ["the"]
     assert inputs.info["subword_truncation"]["test"]["truncated"] == 1
     assert inputs.info["transformer"]["max_tokens"] == 12 and "not used" in inputs.info["embeddings"]
     input_ids, word_ids = inputs.text_encoder.encode(corpus.test[0])
     assert len(input_ids) <= 12 and max(word_ids) == 6
-    assert isinstance(inputs.backbone_factory(), TransformerBackbone)
+    assert inputs.backbone_runtime == {}  # the encoder reads its own tokenizer's ids; nothing else to pass
+    assert isinstance(BackboneFactory(spec, **inputs.backbone_runtime)(), TransformerBackbone)
 
 
 def test_trainable_encoder_starts_in_training_mode(tiny_bert: Path) -> None:

@@ -19,10 +19,11 @@ QUICK = ["trainer.max_epochs=1", "trainer.batch_size=4", "trainer.progress_bar=f
          "trainer.save_checkpoints=false"]
 
 
-def _run(tmp_path: Path, overrides: list[str]) -> tuple[dict, Path]:
+def _run(tmp_path: Path, overrides: list[str], checkpoints: bool = False) -> tuple[dict, Path]:
     register_schemas()
+    quick = [o for o in QUICK if not (checkpoints and o.startswith("trainer.save_checkpoints"))]
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="train", overrides=[*QUICK, *overrides])
+        cfg = compose(config_name="train", overrides=[*quick, *overrides])
     return run(cfg, tmp_path / "run")["seeds"]["0"], tmp_path / "run"
 
 
@@ -53,12 +54,21 @@ def test_default_corpus_with_a_tiny_bert(tmp_path: Path, tiny_bert: Path, monkey
     monkeypatch.setenv("PYHIGHLIGHTS_CACHE", str(tmp_path / "cache"))
     small = ["dataset.n_train=16", "dataset.n_heldout=4", "dataset.n_test=4", "backbone.max_tokens=64"]
     metrics, run_dir = _run(tmp_path, ["model=rnp", "backbone=transformer", f"backbone.path={tiny_bert}",
-                                       "trainer.limit_train_batches=2", *small])
+                                       "trainer.limit_train_batches=2", *small], checkpoints=True)
     assert math.isfinite(metrics["test/accuracy"])
     truncation = json.loads((run_dir / "manifest.json").read_text())["inputs_info"]["subword_truncation"]
     assert truncation["max_tokens"] == 64 and truncation["test"]["truncated"] == truncation["test"]["documents"]
-    for line in (run_dir / "predictions.jsonl").read_text().splitlines():
-        assert all(i < 62 for i in json.loads(line)["selected"])
+    rows = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
+    for row in rows:
+        assert all(i < 62 for i in row["selected"])
+    # The checkpoint alone: its tokenizer, truncation and weights give the run's predictions. The test words
+    # were cut to the token budget, so one more word is cut again.
+    import pyhighlights
+
+    model = pyhighlights.load(run_dir / "checkpoints" / "last.ckpt")
+    results = model.highlight([" ".join(row["words"] + ["more"]) for row in rows])
+    assert [(r.selected, r.prediction, r.words, r.words_cut) for r in results] == \
+        [(row["selected"], row["prediction"], row["words"], 1) for row in rows]
 
 
 def test_minilm_package_one_training_step(tmp_path: Path) -> None:

@@ -20,6 +20,6 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_tokenizer(tiny_bert: Path):
-    from pyhighlights.components.backbones.transformer import load_tokenizer
+    from pyhighlights.data.subword import load_tokenizer
 
     return load_tokenizer(tiny_bert)

@@ -1,7 +1,6 @@
 """The encoder contract shared by selectors, predictors and guiders."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -17,6 +16,9 @@ class Backbone(nn.Module):
     """
 
     output_size: int
+    #: The ids it reads, prepared from the corpus by :mod:`pyhighlights.data.inputs`: "words" (vocabulary ids,
+    #: built with the embedding matrix passed as ``embedding_matrix``) or "subwords" (its tokenizer's ids).
+    reads: str = "words"
 
     #: Parameters that count as "the encoder" for an encoder-specific learning rate.
     def encoder_parameters(self):
@@ -25,25 +27,11 @@ class Backbone(nn.Module):
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, keep: torch.Tensor | None = None) -> torch.Tensor:
         raise NotImplementedError
 
-    @classmethod
-    def prepare_inputs(cls, corpus, backbone_spec: dict, embeddings_spec: dict) -> "PreparedInputs":
-        """Vocabulary/tokenizer and encoder factory for ``corpus`` (once per run)."""
-        raise NotImplementedError
-
     @staticmethod
     def pool(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Max over the positions where ``mask`` > 0 -> [B, H]."""
         masked = states.masked_fill(~(mask > 0).unsqueeze(-1), torch.finfo(states.dtype).min)
         return masked.max(dim=1).values
-
-
-@dataclass
-class PreparedInputs:
-    """What a backbone needs from a corpus: the text encoder of the data module and a factory of encoders."""
-
-    text_encoder: Any
-    backbone_factory: "BackboneFactory"
-    info: dict = field(default_factory=dict)
 
 
 class BackboneFactory:
@@ -58,3 +46,16 @@ class BackboneFactory:
         from pyhighlights.config.resolve import build
 
         return build("backbone", {**self.spec, **spec_overrides}, path="backbone", **self.runtime)
+
+    def describe(self) -> dict[str, Any]:
+        """The runtime arguments for a checkpoint: plain values as they are, tensors by shape and dtype only
+        (their values are parameters, restored from the checkpoint's weights)."""
+        return {name: {"tensor": list(value.shape), "dtype": str(value.dtype).removeprefix("torch.")}
+                if isinstance(value, torch.Tensor) else value for name, value in self.runtime.items()}
+
+    @classmethod
+    def restore(cls, spec: dict, described: dict[str, Any]) -> "BackboneFactory":
+        """The factory :meth:`describe` described, with zero tensors of the recorded shapes."""
+        runtime = {name: torch.zeros(value["tensor"], dtype=getattr(torch, value["dtype"]))
+                   if isinstance(value, dict) and "tensor" in value else value for name, value in described.items()}
+        return cls(spec, **runtime)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from pyhighlights.components.backbones.base import Backbone, BackboneFactory, PreparedInputs
+from pyhighlights.components.backbones.base import Backbone
 from pyhighlights.registry import Configuration, Param, Real
 
 
@@ -53,6 +53,8 @@ def reverse_within_length(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tenso
 class RecurrentBackbone(Backbone):
     """Embeddings -> dropout -> (Bi)GRU/LSTM layers -> dropout [-> LayerNorm]."""
 
+    reads = "words"
+
     def __init__(self, *, embedding_matrix: torch.Tensor, freeze_embeddings: bool = True, cell: str = "gru",
                  hidden_size: int = 200, num_layers: int = 1, bidirectional: bool = True, dropout: float = 0.2,
                  layer_norm: bool = False):
@@ -67,18 +69,6 @@ class RecurrentBackbone(Backbone):
         self.dropout = nn.Dropout(dropout)
         self.norm = nn.LayerNorm(hidden_size) if layer_norm else nn.Identity()
         self.output_size = hidden_size
-
-    @classmethod
-    def prepare_inputs(cls, corpus, backbone_spec, embeddings_spec):
-        from pyhighlights.config.resolve import build
-        from pyhighlights.data.encoding import WordEncoder
-
-        source = build("embeddings", embeddings_spec, path="embeddings")
-        vocabulary, embeddings = source.build(corpus)
-        factory = BackboneFactory(backbone_spec, embedding_matrix=embeddings.weight,
-                                  freeze_embeddings=not source.trainable)
-        return PreparedInputs(WordEncoder(vocabulary), factory,
-                              {"embeddings": embeddings.info(), "vocabulary_size": len(vocabulary)})
 
     def forward(self, input_ids, attention_mask, keep=None):
         states = self.dropout(self.embedding(input_ids))

@@ -1,7 +1,8 @@
 """A Hugging Face encoder (BERT, RoBERTa, MiniLM, ...) as a backbone, loaded from a local directory.
 
 The corpus is tokenized into subwords by the model's own (fast) tokenizer
-(:class:`~pyhighlights.data.subword.SubwordEncoder`); states are per subword
+(:class:`~pyhighlights.data.subword.SubwordEncoder`, prepared in
+:mod:`pyhighlights.data.inputs`); states are per subword
 token [B, T, H] and the SPP base folds them onto words through ``word_ids``,
 so selection, highlights, metrics and predictions stay over words.
 
@@ -35,22 +36,18 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from pathlib import Path
 
 import torch
 
-from pyhighlights.components.backbones.base import Backbone, BackboneFactory, PreparedInputs
+from pyhighlights.components.backbones.base import Backbone
 from pyhighlights.config.resolve import ConfigError
+from pyhighlights.data.subword import local_model_dir
 from pyhighlights.registry import Configuration, Param
 
 logger = logging.getLogger(__name__)
 
 #: Additive attention bias of a removed token: the float16 minimum, finite in every precision we train in.
 REMOVED_BIAS = torch.finfo(torch.float16).min
-
-#: Models whose position ids start after the padding index, so max_position_embeddings overstates the length.
-POSITION_OFFSET = {"roberta": 2, "xlm-roberta": 2, "camembert": 2}
-
 
 class TransformerConfig(Configuration):
     path: str | None = Param(None, description="local directory of a Hugging Face encoder (config.json, weights, "
@@ -74,52 +71,6 @@ def quiet_loading():
             hf_logging.enable_progress_bar()
 
 
-def local_model_dir(path: str | None) -> Path:
-    """The model directory, or a :class:`ConfigError` naming ``backbone.path`` (downloads are disabled)."""
-    if not path:
-        raise ConfigError(
-            "backbone.path: required for backbone=transformer: the local directory of a Hugging Face encoder "
-            "(config.json, weights and tokenizer files). Downloads are disabled."
-        )
-    directory = Path(path).expanduser()
-    if not directory.is_dir() or not (directory / "config.json").is_file():
-        what = "does not exist" if not directory.exists() else "has no config.json"
-        raise ConfigError(
-            f"backbone.path: {path!r} is not a local model directory ({what}). Give the directory that "
-            "save_pretrained() wrote (config.json, weights, tokenizer files); model names are not fetched from "
-            "the Hugging Face Hub because downloads are disabled."
-        )
-    return directory
-
-
-def load_tokenizer(directory: Path):
-    """The model's fast tokenizer, set up to take pre-split words (byte-level BPE needs a prefix space)."""
-    from transformers import AutoTokenizer
-
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
-        backend = getattr(tokenizer, "backend_tokenizer", None)
-        byte_level = backend is not None and "ByteLevel" in repr(backend.pre_tokenizer)
-        if byte_level and not getattr(tokenizer, "add_prefix_space", False):
-            # Byte-level BPE (GPT-2, RoBERTa) marks word starts with a space: needed for pre-split words.
-            tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True, add_prefix_space=True)
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"backbone.path: cannot load a tokenizer from {directory} ({error})") from None
-    return tokenizer
-
-
-def usable_length(requested: int, tokenizer, config) -> int:
-    """``requested`` capped by what the tokenizer and the position embeddings allow."""
-    limits = [requested]
-    model_max = getattr(tokenizer, "model_max_length", None)
-    if isinstance(model_max, int) and model_max < 1_000_000:
-        limits.append(model_max)
-    positions = getattr(config, "max_position_embeddings", None)
-    if isinstance(positions, int):
-        limits.append(positions - POSITION_OFFSET.get(config.model_type, 0))
-    return min(limits)
-
-
 def removal_bias(attention_mask: torch.Tensor, keep: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """[B, 1, 1, T] additive attention bias: 0 on kept real tokens, REMOVED_BIAS elsewhere.
 
@@ -134,6 +85,8 @@ def removal_bias(attention_mask: torch.Tensor, keep: torch.Tensor, dtype: torch.
 
 class TransformerBackbone(Backbone):
     """States of a local Hugging Face encoder's last layer, [B, T, hidden_size]."""
+
+    reads = "subwords"
 
     def __init__(self, *, path: str | None, frozen: bool = False, max_tokens: int = 512):
         super().__init__()
@@ -172,35 +125,3 @@ class TransformerBackbone(Backbone):
         else:
             mask = removal_bias(attention_mask, keep, self.model.dtype)
         return self.model(input_ids=input_ids, attention_mask=mask).last_hidden_state
-
-    @classmethod
-    def prepare_inputs(cls, corpus, backbone_spec, embeddings_spec):
-        """Tokenizer-based encoder for ``corpus``; truncates the corpus in place to fit ``max_tokens``.
-
-        The ``embeddings`` section does not apply (the encoder has its own
-        embeddings) and is ignored; the manifest says so.
-        """
-        from transformers import AutoConfig
-
-        from pyhighlights.data.subword import SubwordEncoder
-
-        directory = local_model_dir(backbone_spec.get("path"))
-        tokenizer = load_tokenizer(directory)
-        config = AutoConfig.from_pretrained(directory, local_files_only=True)
-        max_tokens = usable_length(backbone_spec.get("max_tokens", 512), tokenizer, config)
-        try:
-            encoder = SubwordEncoder(tokenizer, max_tokens)
-        except ValueError as error:
-            raise ConfigError(f"backbone.path: {error}") from None
-        truncation = encoder.truncate_corpus(corpus)
-        info = {
-            "transformer": {"path": str(directory), "model_type": config.model_type,
-                            "hidden_size": config.hidden_size, "max_tokens": max_tokens,
-                            "tokenizer": type(tokenizer).__name__, "vocabulary_size": len(tokenizer),
-                            "frozen": bool(backbone_spec.get("frozen", False))},
-            "subword_truncation": truncation,
-            "embeddings": "not used: the transformer backbone has its own embeddings",
-        }
-        logger.info("transformer backbone %s (%s, hidden %d), max_tokens=%d", directory, config.model_type,
-                    config.hidden_size, max_tokens)
-        return PreparedInputs(encoder, BackboneFactory(backbone_spec), info)

@@ -1,0 +1,94 @@
+"""Every registered part is a Hydra config group, nested where it lives, generated from the registry."""
+import pytest
+from omegaconf import OmegaConf
+
+from pyhighlights import registry
+from pyhighlights.config.compose import compose_config
+from pyhighlights.config.hydra_schema import group_overrides, help_config, part_groups
+from pyhighlights.config.resolve import ConfigError, validate
+from pyhighlights.training.run import resolve_specs
+
+# Between them these models have every slot a model has (checked below).
+HOSTS = ("grat", "dar", "mrd")
+
+
+def test_every_registered_part_composes_in_its_slot_and_validates():
+    groups = part_groups()
+    slots = {group: kind for group, kind in groups.items() if "/" in group}
+    hosted = {f"model/{slot.replace('.', '/')}": host for host in HOSTS
+              for slot in registry.entry("model", host).configuration.slots()}
+    assert set(slots) == set(hosted)
+    rounds = max(len(registry.available(kind)) for kind in groups.values())
+    seen = set()
+    for turn in range(rounds):
+        for host in HOSTS:
+            # one composition per host and turn: every group takes its turn-th option
+            chosen = {group: registry.available(kind)[turn % len(registry.available(kind))]
+                      for group, kind in groups.items() if "/" not in group or hosted[group] == host}
+            cfg = OmegaConf.create(OmegaConf.to_container(compose_config(
+                [f"model={host}", *(f"{g}={o}" for g, o in chosen.items() if g != "model")]), resolve=True))
+            for group, option in chosen.items():
+                if group == "model":
+                    continue
+                path, kind = group.replace("/", "."), groups[group]
+                node = OmegaConf.to_container(OmegaConf.select(cfg, path))
+                # the part's own fields, nothing left from the part it replaced
+                fields = registry.entry(kind, option).configuration.model_fields
+                assert node["name"] == option and set(node) - {"name"} == set(fields), (group, node)
+                assert validate(kind, node, path)["name"] == option
+                seen.add((group, option))
+    assert seen == {(g, o) for g, kind in groups.items() if g != "model" for o in registry.available(kind)}
+
+
+def test_choosing_a_part_brings_its_defaults_and_its_fields_stay_overridable():
+    cfg = compose_config(["model=rnp", "model/selector=random", "model.selector.rate=0.5"])
+    assert OmegaConf.to_container(cfg.model.selector) == {"name": "random", "rate": 0.5}
+    cfg = compose_config(["model=grat", "model/guider=additive", "model.guider.attention_size=7"])
+    specs = resolve_specs(cfg)
+    assert specs.model["guider"]["name"] == "additive" and specs.model["guider"]["attention_size"] == 7
+
+
+def test_the_old_name_spelling_swaps_the_whole_part():
+    assert group_overrides(["model.guider.name=additive", "model.losses.match.name=jsd", "model.lr=1",
+                            "model.name=grat"]) == ["model/guider=additive", "model/losses/match=jsd", "model.lr=1",
+                                                    "model=grat"]
+    old = resolve_specs(compose_config(["model=rnp", "model.selector.name=random"]))
+    new = resolve_specs(compose_config(["model=rnp", "model/selector=random"]))
+    assert old.model == new.model and old.model["selector"] == {"name": "random", "rate": 0.15}
+
+
+def test_an_option_no_part_has_is_refused_in_one_line():
+    with pytest.raises(ConfigError, match=r"^model/selector=mlp: no such option; model/selector: gumbel, random$"):
+        group_overrides(["model/selector=mlp"])
+    with pytest.raises(ConfigError, match=r"^model/guider=nope: no such option; model/guider: additive, reference$"):
+        group_overrides(["model.guider.name=nope"])
+
+
+def test_a_newly_registered_part_is_selectable_without_yaml():
+    from pyhighlights.components.selectors import RandomSelector
+    from pyhighlights.registry import Configuration, Real
+
+    class EveryOtherConfig(Configuration):
+        rate: float = Real(0.5, gt=0.0, le=1.0)
+
+    registry.register("selector", "every_other_test", EveryOtherConfig, RandomSelector)
+    try:
+        cfg = compose_config(["model=mgr", "model/selector=every_other_test", "model.selector.rate=0.25"])
+        assert resolve_specs(cfg).model["selector"] == {"name": "every_other_test", "rate": 0.25}
+    finally:
+        registry._ENTRIES.pop(("selector", "every_other_test"))
+
+
+def test_help_lists_the_groups_to_choose_from():
+    from hydra import compose, initialize_config_dir
+
+    from pyhighlights.cli.common import CONFIG_DIR
+    from pyhighlights.config.hydra_schema import register_schemas
+
+    register_schemas()
+    with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+        template = compose("train", return_hydra_config=True).hydra.help.template  # what --help prints
+    assert template.splitlines()[1:-1] == help_config()["template"].splitlines()[1:-1]
+    assert "  model/selector: gumbel, random\n" in template and "  model/guider: additive, reference\n" in template
+    assert "model/losses/<term>: " in template and "  experiment: " in template
+    assert "schema/" not in template and "part_defaults" not in template
