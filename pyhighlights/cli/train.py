@@ -94,6 +94,23 @@ def _refuse_file_run_dir(argv: list[str]) -> None:
                     fail(NotADirectoryError(f"hydra.run.dir: {part} is a file; expected a directory for the run"))
 
 
+def _print_help(overrides: list[str]) -> None:
+    """``--help``: the choices and the composed config (Hydra's own help lists every config group twice,
+    over a minute with the generated part groups, before printing a template that does not use them)."""
+    from pyhighlights.config.compose import compose_config
+    from pyhighlights.config.hydra_schema import help_config
+
+    from hydra.errors import HydraException
+
+    text = help_config()
+    try:
+        cfg = compose_config(overrides)
+    except HydraException as error:
+        fail(error)
+    print(text["template"].replace("${hydra.help.header}", text["header"])
+          .replace("${hydra.help.footer}", text["footer"]).replace("$CONFIG", OmegaConf.to_yaml(cfg)))
+
+
 def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
@@ -105,6 +122,9 @@ def main() -> None:
     _refuse_file_run_dir(sys.argv[1:])
     try:
         sys.argv[1:] = group_overrides(sys.argv[1:])
+        if {"--help", "-h"} & set(sys.argv[1:]):
+            _print_help([a for a in sys.argv[1:] if a not in ("--help", "-h")])
+            return
     except ConfigError as error:
         fail(error)
     signal.signal(signal.SIGTERM, _interrupt)  # a killed run records itself as interrupted
