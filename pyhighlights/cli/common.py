@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 
 
 def prepare() -> None:
@@ -22,7 +22,7 @@ def prepare() -> None:
 
 
 def register_resolvers() -> None:
-    """``${if_null:a,b}``: b when a is null (configs/train.yaml: the run directory of ``resume=``)."""
+    """``${if_null:a,b}``: b when a is null (pyhighlights/configs/train.yaml: the run directory of ``resume=``)."""
     from omegaconf import OmegaConf
 
     if not OmegaConf.has_resolver("if_null"):

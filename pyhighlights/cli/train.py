@@ -47,7 +47,7 @@ def objective(summary: dict, name: str = "test/highlight_f1") -> MeanStd | None:
 
 
 def hydra_records(cfg: DictConfig) -> dict[str, str]:
-    """What Hydra writes to ``.hydra/`` (disabled in configs/train.yaml); we write it once the run owns its directory."""
+    """What Hydra writes to ``.hydra/`` (disabled in pyhighlights/configs/train.yaml); we write it once the run owns its directory."""
     hydra_cfg = copy.deepcopy(HydraConfig.instance().cfg)
     with read_write(hydra_cfg.hydra):
         hydra_cfg.hydra.output_subdir = ".hydra"

@@ -12,7 +12,7 @@
 - ``schema/<kind>/<name>``: a component's full default spec, for curated YAML
   presets to build on (``defaults: [/schema/backbone/gru@_here_]``).
 
-A YAML file ``configs/<group>/<name>.yaml`` replaces the generated entry of
+A YAML file ``pyhighlights/configs/<group>/<name>.yaml`` replaces the generated entry of
 that name (Hydra refuses two configs of one name). ``hydra/help/pyhighlights``
 makes ``--help`` list the groups a user chooses from.
 """
@@ -28,7 +28,7 @@ from omegaconf import OmegaConf
 from pyhighlights import registry
 from pyhighlights.config.resolve import ConfigError, schema
 
-#: The run's sections chosen by group (the trainer's settings are YAML: configs/trainer).
+#: The run's sections chosen by group (the trainer's settings are YAML: pyhighlights/configs/trainer).
 SECTIONS = ("dataset", "model", "backbone", "embeddings")
 
 
@@ -128,7 +128,7 @@ def register_schemas() -> None:
 
 
 def _yaml_groups() -> list[str]:
-    """Groups written as YAML under configs/ that a user chooses (not hydra/, not the presets chosen for them)."""
+    """Groups written as YAML under pyhighlights/configs/ that a user chooses (not hydra/, not the presets chosen for them)."""
     import yaml
 
     automatic = set()

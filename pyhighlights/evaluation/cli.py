@@ -19,7 +19,7 @@ A run directory evaluates every seed's best checkpoint; a .ckpt file only that
 one (any path train.py writes, e.g. .../checkpoints/best-epoch=1.ckpt).
 
 The overrides after the path follow Hydra's grammar, as for train.py
-(--cfg job prints the resolved configuration; configs/evaluate.yaml):
+(--cfg job prints the resolved configuration; pyhighlights/configs/evaluate.yaml):
   split=test                 test | validation (val) | train
   dataset.<field>=VALUE      read another corpus in the same format, e.g. dataset.data_dir=/data/beer
                              dataset.aspect=aroma; dataset.name=<reader> switches the reader (vocabulary

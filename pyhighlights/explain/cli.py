@@ -18,7 +18,7 @@ captum's normalised infidelity, max sensitivity and (IG) convergence delta.
 Writes RUN_DIR/explain/<method>[-<tag>]/metrics.json and scores.jsonl.
 
 The overrides after the path follow Hydra's grammar, as for train.py
-(--cfg job prints the resolved configuration; configs/explain.yaml):
+(--cfg job prints the resolved configuration; pyhighlights/configs/explain.yaml):
   method=NAME                {methods}
   method.<param>=VALUE       a method parameter (below)
   backend=captum             captum | tdhook (tdhook: saliency, input_x_gradient, integrated_gradients;

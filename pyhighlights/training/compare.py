@@ -3,7 +3,7 @@
 Each model is one run directory ``<out>/<model>/`` (a normal training run:
 ``results.json``, ``manifest.json``, ``seed<N>/``...), trained with
 ``seeds=[...]`` so its ``results.json`` holds every seed. With ``quick`` (the
-default) a model's ``configs/experiment/quick_<model>.yaml`` is used when it
+default) a model's ``pyhighlights/configs/experiment/quick_<model>.yaml`` is used when it
 exists: the setting that converges in minutes on the synthetic corpus. Extra
 Hydra overrides (``dataset=beer dataset.data_dir=...``) apply to every model.
 
@@ -48,7 +48,7 @@ class Comparison:
 
 
 def quick_experiment(model: str) -> str | None:
-    """``quick_<model>`` when ``configs/experiment/quick_<model>.yaml`` exists."""
+    """``quick_<model>`` when ``pyhighlights/configs/experiment/quick_<model>.yaml`` exists."""
     name = f"quick_{model}"
     return name if (CONFIG_DIR / "experiment" / f"{name}.yaml").is_file() else None
 

@@ -21,8 +21,8 @@ from pyhighlights.config.resolve import ConfigError, Spec, validate
 #: Trainer arguments the run sets itself -> what to use instead.
 OWNED = {
     "default_root_dir": "the run directory is hydra.run.dir",
-    "logger": "choose loggers with logger=csv|tensorboard|mlflow|wandb (configs/logger/)",
-    "callbacks": "add callbacks with callbacks=<preset> or +callbacks.<label>._target_=<class> (configs/callbacks/)",
+    "logger": "choose loggers with logger=csv|tensorboard|mlflow|wandb (pyhighlights/configs/logger/)",
+    "callbacks": "add callbacks with callbacks=<preset> or +callbacks.<label>._target_=<class> (pyhighlights/configs/callbacks/)",
     "enable_checkpointing": "use trainer.save_checkpoints",
     "enable_progress_bar": "use trainer.progress_bar",
     "use_distributed_sampler": "the DataModule shards its length buckets across processes itself",

@@ -1,7 +1,7 @@
 """The ``logger`` and ``callbacks`` sections: Lightning loggers and callbacks chosen by class.
 
 Each section maps a label to ``{_target_: <class path>, <argument>: <value>, ...}``
-(configs/logger/, configs/callbacks/, or ``+callbacks.<label>._target_=...``).
+(pyhighlights/configs/logger/, pyhighlights/configs/callbacks/, or ``+callbacks.<label>._target_=...``).
 Classes and argument names are checked when the run's configuration is
 validated, before anything is built; an optional package a logger needs is
 named with the extra that installs it. Every logger writes under
