@@ -95,20 +95,18 @@ def _refuse_file_run_dir(argv: list[str]) -> None:
 
 
 def _print_help(overrides: list[str]) -> None:
-    """``--help``: the choices and the composed config (Hydra's own help lists every config group twice,
-    over a minute with the generated part groups, before printing a template that does not use them)."""
-    from pyhighlights.config.compose import compose_config
-    from pyhighlights.config.hydra_schema import help_config
-
+    """``--help``: the choices and the composed config (printed here: Hydra's own help lists every config
+    group twice, over a minute with the generated part groups, before printing a template)."""
     from hydra.errors import HydraException
 
-    text = help_config()
+    from pyhighlights.config.compose import compose_config
+    from pyhighlights.config.hydra_schema import help_text
+
     try:
         cfg = compose_config(overrides)
     except HydraException as error:
         fail(error)
-    print(text["template"].replace("${hydra.help.header}", text["header"])
-          .replace("${hydra.help.footer}", text["footer"]).replace("$CONFIG", OmegaConf.to_yaml(cfg)))
+    print(help_text(OmegaConf.to_yaml(cfg)))
 
 
 def _interrupt(signum, frame) -> None:

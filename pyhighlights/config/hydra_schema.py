@@ -13,8 +13,8 @@
   presets to build on (``defaults: [/schema/backbone/gru@_here_]``).
 
 A YAML file ``pyhighlights/configs/<group>/<name>.yaml`` replaces the generated entry of
-that name (Hydra refuses two configs of one name). ``hydra/help/pyhighlights``
-makes ``--help`` list the groups a user chooses from.
+that name (Hydra refuses two configs of one name). :func:`help_text` is what
+``--help`` prints: the groups a user chooses from, then the composed config.
 """
 from __future__ import annotations
 
@@ -122,7 +122,6 @@ def register_schemas() -> None:
             store.store(group=group, name=name, node=_part_node(group, kind, name))
             for hidden, option, values in _part_defaults_entries(group, kind, name):
                 store.store(group=hidden, name=option, node=values)
-    store.store(group="hydra/help", name="pyhighlights", node=help_config())
     _STORED.clear()
     _STORED.update(registered)
 
@@ -147,7 +146,8 @@ def options(group: str) -> list[str]:
     return sorted(yaml | set(registry.available(kind) if kind else ()))
 
 
-def help_config() -> dict:
+def help_text(config_yaml: str) -> str:
+    """``--help``: every group with its options (the loss terms of one field on one line), then the config."""
     lines, seen = [], set()
     groups = part_groups()
     for group in [*groups, *_yaml_groups()]:
@@ -163,14 +163,12 @@ def help_config() -> dict:
             lines.append(f"  {parent}/<term>: {', '.join(options(group))}  (terms: {terms})")
         else:
             lines.append(f"  {group}: {', '.join(options(group))}")
-    template = "\n".join([
-        "${hydra.help.header}",
+    return "\n".join([
+        "pyhighlights: train select-then-predict rationalisers",
         "== Choices (group=option; a model's parts: model/<slot>=option, e.g. model/selector=random) ==",
         *lines, "",
-        "== Config (override any field: model.selector.temperature=0.5) ==", "$CONFIG",
-        "${hydra.help.footer}"])
-    return {"app_name": "pyhighlights", "header": "pyhighlights: train select-then-predict rationalisers",
-            "footer": "Docs: README.md (Training, Adding a model, Adding a part)", "template": template}
+        "== Config (override any field: model.selector.temperature=0.5) ==", config_yaml,
+        "Docs: README.md (Training, Adding a model, Adding a part)"])
 
 
 def group_overrides(overrides: Sequence[str]) -> list[str]:

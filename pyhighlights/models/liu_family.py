@@ -20,9 +20,8 @@ class LiuFamilyConfig(RNPConfig):
     """RNP's parameters plus the structural choices of the Liu et al. scripts, as named options."""
 
     defaults = {"lr": 1e-4, "selector": {"evaluation": "sample", "dropout": 0.2},
-                "losses": {"task": {"weight": 0.9},
-                           "sparsity": {"weight": 11.0, "target": 0.15, "padding": "counted"},
-                           "continuity": {"weight": 12.0, "padding": "counted"}}}
+                "losses": {"task": {"weight": 0.9}, "sparsity": {"padding": "counted"},
+                           "continuity": {"padding": "counted"}}}
 
     predictor_pool: Literal["kept", "valid"] = Param(
         "valid", description="the predictor max-pools over every real word (reference) or only the kept ones")
