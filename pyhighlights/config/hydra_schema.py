@@ -138,11 +138,12 @@ def _yaml_groups() -> list[str]:
             if folder.is_dir() and folder.name not in automatic | {"hydra"} | set(SECTIONS)]
 
 
-def options(group: str) -> list[str]:
-    """A group's options: its registered parts and its YAML presets."""
+def options(group: str, groups: dict[str, str] | None = None) -> list[str]:
+    """A group's options: its registered parts and its YAML presets (``groups``: :func:`part_groups`, when
+    the caller has it already)."""
     folder = _config_dir() / group
     yaml = {p.stem for p in folder.glob("*.yaml")} if folder.is_dir() else set()
-    kind = part_groups().get(group)
+    kind = (groups if groups is not None else part_groups()).get(group)
     return sorted(yaml | set(registry.available(kind) if kind else ()))
 
 
@@ -160,9 +161,9 @@ def help_text(config_yaml: str) -> str:
                 continue
             seen.add(parent)
             terms = ", ".join(g.rpartition("/")[2] for g in siblings)
-            lines.append(f"  {parent}/<term>: {', '.join(options(group))}  (terms: {terms})")
+            lines.append(f"  {parent}/<term>: {', '.join(options(group, groups))}  (terms: {terms})")
         else:
-            lines.append(f"  {group}: {', '.join(options(group))}")
+            lines.append(f"  {group}: {', '.join(options(group, groups))}")
     return "\n".join([
         "pyhighlights: train select-then-predict rationalisers",
         "== Choices (group=option; a model's parts: model/<slot>=option, e.g. model/selector=random) ==",
@@ -184,7 +185,7 @@ def group_overrides(overrides: Sequence[str]) -> list[str]:
         if sep and key.endswith(".name") and key[:-5].replace(".", "/") in groups:
             key = key[:-5].replace(".", "/")
             override = f"{key}={value}"
-        if sep and key in groups and value.isidentifier() and value != "null" and value not in options(key):
-            raise ConfigError(f"{key}={value}: no such option; {key}: {', '.join(options(key))}")
+        if sep and key in groups and value.isidentifier() and value != "null" and value not in options(key, groups):
+            raise ConfigError(f"{key}={value}: no such option; {key}: {', '.join(options(key, groups))}")
         out.append(override)
     return out

@@ -64,6 +64,7 @@ class RestoredRun:
 
         #: "finished", "failed", "interrupted", "running" (or killed), None for runs older than the state file.
         self.state = read_state(self.path)
+        self._loaders: dict[tuple, tuple[Corpus, Any]] = {}
 
     def warn_if_unfinished(self) -> None:
         """Say when the checkpoints read come from a run that did not finish."""
@@ -129,9 +130,10 @@ class RestoredRun:
                 return seed
         raise RunNotFound(f"{checkpoint}: not inside a seed folder of {self.path}")
 
-    def load_model(self, checkpoint: Path, device: str | torch.device = "cpu"):
-        """The model the checkpoint describes, with its weights and text encoder, in eval mode on ``device``."""
-        return load(checkpoint, device)
+    def load_model(self, checkpoint: Path):
+        """The model the checkpoint describes, with its weights and text encoder, in eval mode on the CPU
+        (Lightning's loops move it to the evaluation device)."""
+        return load(checkpoint)
 
     # --- data ---------------------------------------------------------------------
     def dataset_spec(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -158,14 +160,25 @@ class RestoredRun:
                              f"{len(self.label_names)} ({', '.join(self.label_names)})")
         return corpus
 
-    @property
+    @cached_property
     def default_batch_size(self) -> int:
-        trainer = self.manifest["parameters"].get("trainer") or {}
-        return trainer.get("eval_batch_size") or trainer.get("batch_size") or 32
+        """The run's evaluation batch size (its trainer settings, defaults filled in)."""
+        from pyhighlights.training.lightning_args import trainer_settings
+
+        settings = trainer_settings(self.manifest["parameters"].get("trainer") or {})
+        return settings.eval_batch_size or settings.batch_size
 
     def loader(self, corpus: Corpus, split: str, model, batch_size: int | None = None):
-        """Evaluation batches of one split, encoded with ``model``'s vocabulary or tokenizer."""
-        return split_loader(corpus, canonical_split(split), model.text_encoder, batch_size or self.default_batch_size)
+        """Evaluation batches of one split, encoded with ``model``'s vocabulary or tokenizer.
+
+        The seeds of a run share their text encoder, so the split is encoded once and its batches reused.
+        """
+        encoder = model.text_encoder
+        key = (id(corpus), canonical_split(split), batch_size or self.default_batch_size,
+               repr(encoder.describe()))
+        if key not in self._loaders:
+            self._loaders[key] = (corpus, split_loader(corpus, key[1], encoder, key[2]))
+        return self._loaders[key][1]
 
 
 def split_loader(corpus: Corpus, split: str, encoder, batch_size: int):

@@ -43,8 +43,8 @@ DEFAULT_RATE = 0.15
 class ExplanationRun:
     """Accumulates one seed's metrics and per-document rows."""
 
-    def __init__(self, num_classes: int, device: str | torch.device = "cpu"):
-        self.scores = ExplanationScores(num_classes).to(device)
+    def __init__(self, num_classes: int):
+        self.scores = ExplanationScores(num_classes)
         self.infidelity: list[torch.Tensor] = []
         self.sensitivity: list[torch.Tensor] = []
         self.delta: list[torch.Tensor] = []

@@ -85,7 +85,7 @@ def trainer_settings(spec: Mapping[str, Any]):
 
 def check_clipping(model: Mapping[str, Any], trainer: Mapping[str, Any]) -> None:
     """One gradient clipping threshold: the model's registered ``grad_clip`` or the Trainer's arguments."""
-    given = [key for key in ("gradient_clip_val", "gradient_clip_algorithm") if trainer.get(key) is not None]
+    given = [key for key in MANUAL_CLIPPING if trainer.get(key) is not None]
     if model.get("grad_clip", 0) and given:
         raise ConfigError(f"trainer.{given[0]} and model.grad_clip={model['grad_clip']}: two gradient clipping "
                           "settings; set model.grad_clip=0 to clip with the Trainer's arguments, or drop "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -114,8 +115,10 @@ class Experiment:
         return build("model", self.specs.model, path="model", backbone_factory=self.backbone_factory,
                      num_classes=self.corpus.num_classes)
 
+    @cached_property
     def description(self) -> dict[str, Any]:
-        """What every checkpoint of this run stores to rebuild its model (see training/description.py)."""
+        """What every checkpoint of this run stores to rebuild its model (see training/description.py); the
+        same for every seed."""
         return describe(self.specs.as_dict(), self.corpus.label_names, self.inputs.text_encoder,
                         self.backbone_factory)
 
@@ -140,7 +143,7 @@ class Experiment:
         callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test],
                                           words=[d.tokens for d in self.corpus.test]))
         callbacks.append(progress_callback(s.show_progress()))
-        callbacks.append(ModelDescription(self.description()))
+        callbacks.append(ModelDescription(self.description))
         callbacks += build_callbacks(self.specs.callbacks)
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,

@@ -57,6 +57,7 @@ def test_a_part_default_the_slots_part_does_not_have_is_refused_at_registration(
     class Wrong(RNPConfig):
         defaults = part_defaults
 
+    registry.load_registrations()  # once loaded, a registration is checked at once (before: when loading)
     with pytest.raises(RegistrationError, match=message):
         registry.register("model", "wrong_defaults", Wrong, RNP)
     assert "wrong_defaults" not in registry.available("model")
