@@ -23,8 +23,11 @@ from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.data.inputs import prepare_inputs
 from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
+from pyhighlights.checkpoint_file import read_checkpoint
+from pyhighlights.checkpoint_match import check_run_checkpoints
 from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
                                              WarmupAwareEarlyStopping, check_monitors)
+from pyhighlights.training.checkpoint_io import SafeCheckpointIO
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.description import ModelDescription, describe
@@ -157,6 +160,9 @@ class Experiment:
         )
         kwargs.update(arguments_for(model, s.lightning))
         kwargs.update(overrides)
+        # Every checkpoint Lightning reads or writes goes through our reader and atomic writer.
+        given = kwargs.pop("plugins", None) or []
+        kwargs["plugins"] = [SafeCheckpointIO(), *(given if isinstance(given, (list, tuple)) else [given])]
         return pl.Trainer(**kwargs)
 
     def train_seed(self, seed: int, out_dir: Path, resume_from: Path | None = None, restart: bool = False,
@@ -172,7 +178,7 @@ class Experiment:
         if (resume_from is not None or restart) and _global_zero():
             # Rows logged after the checkpoint are logged again by the resumed run.
             rows = 0 if resume_from is None else \
-                torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True).get(ROWS_KEY)
+                read_checkpoint(resume_from, mmap=True).get(ROWS_KEY)
             if rows is not None:
                 truncate_after(out_dir / "metrics.csv", rows)
         if restart:
@@ -264,6 +270,10 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     experiment = Experiment(specs)
     check_fits_model(experiment.settings.lightning, experiment.specs.model["name"], experiment.model)
+    if resume:
+        # Every checkpoint the resumed run may load is read now, before the run is marked running again.
+        check_run_checkpoints([directory.seed_dir(seed, several=len(seeds) > 1) for seed in seeds
+                               if str(seed) not in directory.seeds], specs.as_dict(), directory.path)
     if rank_zero and resume:
         directory.set_state("running", resumed=True)
         note_resumed(directory.path, specs.as_dict(), command)
