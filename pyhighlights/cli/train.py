@@ -57,6 +57,7 @@ def hydra_records(cfg: DictConfig) -> dict[str, str]:
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")
 def _train(cfg: DictConfig) -> float | None:
+    from pyhighlights.checkpoint_file import CheckpointRefused
     from pyhighlights.data.errors import CorpusFormatError
     from pyhighlights.training.guards import NonFiniteTraining
     from pyhighlights.training.run import run
@@ -75,8 +76,8 @@ def _train(cfg: DictConfig) -> float | None:
                           resume=is_requeued_run(run_dir))
     except RunDirectoryExists as error:
         fail(f"{error}; to continue an interrupted run there: python scripts/train.py resume={run_dir}")
-    except (ConfigError, CorpusFormatError, NonFiniteTraining, RunFinished, FileNotFoundError, FileExistsError,
-            NotADirectoryError) as error:
+    except (ConfigError, CorpusFormatError, CheckpointRefused, NonFiniteTraining, RunFinished, FileNotFoundError,
+            FileExistsError, NotADirectoryError) as error:
         fail(error)
     for line in summary_lines(payload["summary"]):
         print(line)

@@ -52,8 +52,8 @@ def dataset_label(spec: dict[str, Any] | None) -> str:
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:  # ValueError: not JSON, or not UTF-8 text
         raise ValueError(f"{path}: cannot read ({error})") from None
 
 
