@@ -48,8 +48,10 @@ def replace_atomically(path: Path | str, write: Callable[[BinaryIO], None]) -> N
             os.fchmod(handle.fileno(), file_mode())
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(error, OSError) and error.filename is None and error.errno is not None:
+            raise OSError(error.errno, error.strerror, str(path)) from error  # say which file
         raise
     fsync_directory(path.parent)
 

@@ -39,7 +39,7 @@ from pyhighlights.training.lightning_objects import build_callbacks, build_logge
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.progress import corpus_summary, progress_callback
 from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
-from pyhighlights.training.rundir import RunDirectory, summarise
+from pyhighlights.training.rundir import RunDirectory, RunWriteFailed, summarise, write_failure
 from pyhighlights.training.warmup import check_warmup
 
 log = logging.getLogger("pyhighlights")
@@ -82,10 +82,15 @@ def resolve_specs(cfg: DictConfig | dict) -> RunSpecs:
 def seeds_of(cfg: DictConfig | dict) -> list[int]:
     seeds = cfg.get("seeds")
     if seeds is None:
-        return [int(cfg.get("seed", 0))]
+        seed = cfg.get("seed", 0)
+        # Seeds feed numpy's and torch's generators, which take 0 .. 2**32 - 1.
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 32:
+            raise ConfigError(f"seed={seed}: expected an integer from 0 to {2 ** 32 - 1}")
+        return [seed]
     seeds = list(seeds)
-    if not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds) or len(set(seeds)) != len(seeds):
-        raise ConfigError(f"seeds: expected a list of distinct non-negative integers, got {seeds}")
+    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2 ** 32 for s in seeds) \
+            or len(set(seeds)) != len(seeds):
+        raise ConfigError(f"seeds: expected a list of distinct integers from 0 to {2 ** 32 - 1}, got {seeds}")
     return seeds
 
 
@@ -99,9 +104,10 @@ class Experiment:
         torch.set_num_threads(self.settings.threads())
         self.source = build("dataset", specs.dataset)
         self.corpus = self.source.load()
-        from pyhighlights.data.split_checks import check_trainable
+        from pyhighlights.data.split_checks import check_shardable, check_trainable
 
         check_trainable(self.corpus)
+        check_shardable(self.corpus, self.settings.devices * self.settings.num_nodes, self.settings.batch_size)
         self.inputs = prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
         self.backbone_factory = BackboneFactory(specs.backbone, **self.inputs.backbone_runtime)
         log.info("%s", corpus_summary(self.corpus))
@@ -299,11 +305,12 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
                 plot_run_safely(out_dir, sparsity_target(specs.model))
     except (KeyboardInterrupt, SystemExit) as stop:
         if rank_zero:
-            directory.set_state("interrupted", error=f"stopped by Ctrl-C or a signal ({type(stop).__name__} {stop})")
+            directory.record_end("interrupted", error=f"stopped by Ctrl-C or a signal ({type(stop).__name__} {stop})")
         raise
     except BaseException as error:
-        if rank_zero:
-            directory.set_state("failed", error=str(error))
+        recorded = directory.record_end("failed", error=str(error)) if rank_zero else True
+        if isinstance(error, OSError) and not isinstance(error, (FileNotFoundError, FileExistsError, RunWriteFailed)):
+            raise RunWriteFailed(write_failure(error, directory.path, recorded)) from error
         raise
     if rank_zero:
         directory.set_state("finished")
