@@ -50,6 +50,7 @@ def test_cli_prints_the_table(runs, capsys):
     # runs below a folder come in path order: clf (and its explanation), then multirun/0 and /1
     assert lines[2] == "| classifier | 1 | – | – |"
     assert lines[3] == "| lime | 1 | 0.400 ± 0.000 | – |"
-    assert lines[4] == "| rnp | 2 | 0.625 ± 0.106 | 0.300 ± 0.000 |"  # mean(0.55, 0.7), stdev = 0.15/√2
+    # mean(0.55, 0.7), stdev = 0.15/√2; AUPRC was evaluated for seed 0 only
+    assert lines[4] == "| rnp | 2 | 0.625 ± 0.106 | 0.300 ± 0.000 (n=1) |"
     assert main([str(runs / "nothing")]) == 2
     assert "no such file" in capsys.readouterr().err
