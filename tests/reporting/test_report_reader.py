@@ -54,3 +54,13 @@ def test_cli_prints_the_table(runs, capsys):
     assert lines[4] == "| rnp | 2 | 0.625 ± 0.106 | 0.300 ± 0.000 (n=1) |"
     assert main([str(runs / "nothing")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_two_runs_of_one_model_and_seed_are_two_rows(tmp_path, capsys):
+    for name, lr, f1 in (("A", 0.1, 0.8), ("B", 0.01, 0.9)):
+        write(tmp_path / name / "results.json", {"seeds": {"0": {"test/highlight_f1": f1}}})
+        write(tmp_path / name / "manifest.json", {"parameters": {"model": {"name": "rnp", "lr": lr},
+                                                                 "dataset": {"name": "beer", "aspect": "aroma"}}})
+    assert main([str(tmp_path / "A"), str(tmp_path / "B"), "--metrics", "highlight_f1"]) == 0
+    assert capsys.readouterr().out.splitlines()[2:] == ["| rnp (model.lr=0.1) | 1 | 0.800 ± 0.000 |",
+                                                        "| rnp (model.lr=0.01) | 1 | 0.900 ± 0.000 |"]
