@@ -35,13 +35,16 @@ def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def differences(run_specs: dict[str, Any], checkpoint_specs: dict[str, Any]) -> list[tuple[str, Any, Any]]:
-    """``(field, the run's value, the checkpoint's value)`` for every field where the two configurations differ."""
+    """``(field, the run's value, the checkpoint's value)`` for every field both record with different values.
+
+    A field only one side records is a parameter added to pyhighlights between the two writes (a run resumed
+    by a newer version records it in its manifest); another model differs in ``model.name`` anyway.
+    """
     # Both through JSON, as the manifest was: tuples read as lists, keys as strings.
     ours = _flat(json.loads(json.dumps(run_specs, default=str)))
     theirs = _flat(json.loads(json.dumps(checkpoint_specs, default=str)))
-    missing = object()
-    return [(key, ours.get(key, missing), theirs.get(key, missing)) for key in sorted(set(ours) | set(theirs))
-            if key not in MAY_DIFFER and ours.get(key, missing) != theirs.get(key, missing)]
+    return [(key, ours[key], theirs[key]) for key in sorted(set(ours) & set(theirs))
+            if key not in MAY_DIFFER and ours[key] != theirs[key]]
 
 
 def check_belongs(described: dict[str, Any], path: Path | str, run_specs: dict[str, Any], run_dir: Path | str) -> None:
@@ -58,7 +61,7 @@ def check_belongs(described: dict[str, Any], path: Path | str, run_specs: dict[s
 
 
 def _text(value: Any) -> str:
-    return "(unset)" if not isinstance(value, (str, int, float, bool, list, type(None))) else json.dumps(value)
+    return json.dumps(value)
 
 
 def check_run_checkpoints(out_dirs: list[Path], run_specs: dict[str, Any], run_dir: Path) -> None:

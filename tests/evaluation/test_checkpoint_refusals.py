@@ -186,3 +186,13 @@ def test_resume_refuses_a_crafted_damaged_or_foreign_checkpoint_before_running(t
     assert result.returncode == 2, result.stderr[-3000:]
     one_line_error(result.stderr, path, words)
     assert not marker.exists() and (run / "status.json").read_text() == before  # not marked running
+
+
+def test_which_differences_make_a_checkpoint_foreign():
+    from pyhighlights.checkpoint_match import differences
+
+    run = {"model": {"name": "rnp", "lr": 0.1, "added_since": 1}, "trainer": {"max_epochs": 4}}
+    # trained longer on resume, or a parameter one side does not record yet: the same run
+    assert differences(run, {"model": {"name": "rnp", "lr": 0.1}, "trainer": {"max_epochs": 2}}) == []
+    assert differences(run, {"model": {"name": "grat", "lr": 0.2}, "trainer": {"max_epochs": 4}}) == [
+        ("model.lr", 0.1, 0.2), ("model.name", "rnp", "grat")]
