@@ -54,10 +54,9 @@ def load(path: str | Path, device: str | torch.device = "cpu"):
     The model also carries ``text_encoder``, ``label_names`` and ``specs``
     (the validated configuration of the run that trained it).
     """
+    from pyhighlights.checkpoint_file import read_checkpoint
     from pyhighlights.components.backbones.base import BackboneFactory
     from pyhighlights.config.resolve import build, validate
-
-    from pyhighlights.checkpoint_file import read_checkpoint
 
     checkpoint = read_checkpoint(Path(path).expanduser())
     description = read_description(checkpoint, path)

@@ -18,13 +18,13 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
+from pyhighlights.checkpoint_file import read_checkpoint
+from pyhighlights.checkpoint_match import check_run_checkpoints
 from pyhighlights.components.backbones.base import BackboneFactory
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.data.inputs import prepare_inputs
 from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
-from pyhighlights.checkpoint_file import read_checkpoint
-from pyhighlights.checkpoint_match import check_run_checkpoints
 from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
                                              WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.checkpoint_io import SafeCheckpointIO
