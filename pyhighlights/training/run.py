@@ -312,8 +312,9 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
         if isinstance(error, OSError) and not isinstance(error, (FileNotFoundError, FileExistsError, RunWriteFailed)):
             raise RunWriteFailed(write_failure(error, directory.path, recorded)) from error
         raise
-    if rank_zero:
-        directory.set_state("finished")
+    if rank_zero and not directory.record_end("finished"):
+        raise RunWriteFailed(f"{directory.path / 'status.json'}: cannot record the run as finished (is the disk full "
+                             "or read-only?); its results.json is complete")
     return {"seeds": directory.seeds, "summary": summarise(directory.seeds)}
 
 

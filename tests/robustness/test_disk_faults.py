@@ -102,3 +102,14 @@ def test_a_claim_that_cannot_be_written_leaves_no_status(tiny_beer_dir, tmp_path
     assert not (run_dir / "status.json").exists()  # a half-written claim would block the directory
     run(compose_config(tiny_overrides(tiny_beer_dir, "trainer.save_checkpoints=false")), run_dir)  # still usable
     assert read_state(run_dir) == "finished"
+
+
+def test_a_disk_that_fills_just_before_the_run_records_its_end(tiny_beer_dir, tmp_path, monkeypatch):
+    run_dir = tmp_path / "run"
+    cfg = compose_config(tiny_overrides(tiny_beer_dir, "trainer.save_checkpoints=false"))
+    monkeypatch.setattr(os, "replace", refuse(errno.ENOSPC, allowed=lambda path: not path.endswith("status.json")))
+    with pytest.raises(RunWriteFailed, match=r"status.json: cannot record the run as finished .* results.json is "
+                                             r"complete"):
+        run(cfg, run_dir)
+    monkeypatch.undo()
+    assert set(json.loads((run_dir / "results.json").read_text())["seeds"]) == {"0"} and not leftovers(run_dir)
