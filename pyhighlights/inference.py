@@ -54,13 +54,11 @@ def load(path: str | Path, device: str | torch.device = "cpu"):
     The model also carries ``text_encoder``, ``label_names`` and ``specs``
     (the validated configuration of the run that trained it).
     """
+    from pyhighlights.checkpoint_file import read_checkpoint
     from pyhighlights.components.backbones.base import BackboneFactory
     from pyhighlights.config.resolve import build, validate
 
-    path = Path(path).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such checkpoint file")
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    checkpoint = read_checkpoint(Path(path).expanduser())
     description = read_description(checkpoint, path)
     specs = description["specs"]
     # Re-validated: parameters added since the run get their defaults.

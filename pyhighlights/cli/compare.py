@@ -13,14 +13,16 @@ def parser() -> argparse.ArgumentParser:
         description="Train every model of --models with every seed of --seeds on one corpus (one run directory "
                     "per model under --out), then write comparison.md and comparison.csv there: test accuracy, "
                     "highlight precision/recall/F1 and sparsity, mean ± std over seeds, and the run directory "
-                    "of each row. A model whose run directory already holds all the seeds is not retrained.",
+                    "of each row (a table of other runs already there is kept: the new one is comparison-2.md, "
+                    "...). A model whose run directory already holds all the seeds is not retrained.",
         epilog="Hydra overrides for every run go after '--', e.g. -- dataset=beer dataset.data_dir=/data/beer")
     p.add_argument("--models", required=True, help="comma-separated model names, e.g. fr,dr,mgr,mcd,dar,mrd,rnp,grat")
     p.add_argument("--seeds", default="0,1", help="comma-separated seeds (default: %(default)s)")
     p.add_argument("--out", required=True, help="output folder: <out>/<model>/ runs and the comparison table")
     p.add_argument("--no-quick", dest="quick", action="store_false",
                    help="use each model's registered (reference) defaults instead of experiment=quick_<model>")
-    p.add_argument("--table-only", action="store_true", help="do not train: tabulate the runs already under --out")
+    p.add_argument("--table-only", action="store_true",
+                   help="do not train: tabulate the finished runs under --out of these models, seeds and overrides")
     p.add_argument("overrides", nargs="*", help="Hydra overrides applied to every run (after '--')")
     return p
 
@@ -55,15 +57,15 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     try:
         if args.table_only:
-            table = comparison.tabulate({m: out / m for m in models})
-            (out / "comparison.md").write_text(table.markdown)
-            (out / "comparison.csv").write_text(table.csv)
+            table = comparison.tabulate(comparison.finished_runs(models, seeds, out, args.overrides, args.quick))
+            written = comparison.write_comparison(out, table, seeds)
         else:
-            table = comparison.compare(models, seeds, out, args.overrides, quick=args.quick, command=sys.argv)
+            table, written = comparison.compare(models, seeds, out, args.overrides, quick=args.quick,
+                                                command=sys.argv)
     except (ConfigError, FileExistsError, FileNotFoundError, NotADirectoryError, ValueError, HydraException,
             OmegaConfBaseException, NonFiniteTraining) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     sys.stdout.write(table.markdown)
-    print(f"written: {out / 'comparison.md'}, {out / 'comparison.csv'}")
+    print(f"written: {written[0]}, {written[1]}")
     return 0

@@ -57,12 +57,13 @@ def hydra_records(cfg: DictConfig) -> dict[str, str]:
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")
 def _train(cfg: DictConfig) -> float | None:
+    from pyhighlights.checkpoint_file import CheckpointRefused
     from pyhighlights.data.errors import CorpusFormatError
     from pyhighlights.training.guards import NonFiniteTraining
     from pyhighlights.training.run import run
 
     from pyhighlights.training.resume import RunFinished, is_requeued_run, recorded_config
-    from pyhighlights.training.rundir import RunDirectoryExists
+    from pyhighlights.training.rundir import RunDirectoryExists, RunWriteFailed
 
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
@@ -75,9 +76,11 @@ def _train(cfg: DictConfig) -> float | None:
                           resume=is_requeued_run(run_dir))
     except RunDirectoryExists as error:
         fail(f"{error}; to continue an interrupted run there: python scripts/train.py resume={run_dir}")
-    except (ConfigError, CorpusFormatError, NonFiniteTraining, RunFinished, FileNotFoundError, FileExistsError,
-            NotADirectoryError) as error:
+    except (ConfigError, CorpusFormatError, CheckpointRefused, NonFiniteTraining, RunFinished, RunWriteFailed,
+            FileNotFoundError, FileExistsError, NotADirectoryError) as error:
         fail(error)
+    except OSError as error:  # outside the run's own writes: say which file, without a traceback
+        fail(f"{error.filename or run_dir}: {error.strerror or error}")
     for line in summary_lines(payload["summary"]):
         print(line)
     print(f"run directory: {run_dir}")

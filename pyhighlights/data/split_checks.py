@@ -37,3 +37,29 @@ def check_trainable(corpus: Corpus) -> None:
             split_file(corpus.info, "test"), None,
             f"the test split of {corpus.name} has {len(corpus.test)} document(s) but none with human highlights; "
             "expected an annotated test set (highlight metrics need it)")
+
+
+def check_shardable(corpus: Corpus, processes: int, batch_size: int) -> None:
+    """Refuse more training processes than a split can feed, before the run claims its directory.
+
+    Under DDP every process trains on its own share of the training batches
+    (the batches left over are skipped, so all processes take the same number
+    of steps) and evaluates its own share of the validation and test documents;
+    a process left with nothing would fail mid-run.
+    """
+    if processes <= 1:
+        return
+    from pyhighlights.config.resolve import ConfigError
+
+    how = f"trainer.devices x trainer.num_nodes = {processes} processes"
+    batches = -(-len(corpus.train) // batch_size)
+    if batches < processes:
+        raise ConfigError(f"{how}, but the train split of {corpus.name} ({split_file(corpus.info, 'train')}) gives "
+                          f"{batches} batch(es) of trainer.batch_size={batch_size}; each process needs at least one: "
+                          "use fewer processes or a smaller batch size")
+    for split in ("validation", "test"):
+        documents = len(corpus.split(split))
+        if documents < processes:
+            raise ConfigError(f"{how}, but the {split} split of {corpus.name} ({split_file(corpus.info, split)}) has "
+                              f"{documents} document(s); each process evaluates its own share and needs at least "
+                              "one: use fewer processes")

@@ -14,8 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import torch
-
+from pyhighlights.checkpoint_file import read_checkpoint
 from pyhighlights.config.resolve import validate
 from pyhighlights.data.batch import Corpus
 from pyhighlights.inference import load, read_description
@@ -89,8 +88,7 @@ class RestoredRun:
     def label_names(self) -> list[str]:
         """The class names the run's models were trained on (from one of its checkpoints)."""
         first = next(iter(self.checkpoints().values()))
-        return list(read_description(torch.load(first, map_location="cpu", weights_only=True, mmap=True),
-                                     first)["label_names"])
+        return list(read_description(read_checkpoint(first, mmap=True), first)["label_names"])
 
     def _check_data_files(self, files: list[Path]) -> None:
         recorded = self.manifest.get("data_files") or {}
@@ -132,8 +130,12 @@ class RestoredRun:
 
     def load_model(self, checkpoint: Path):
         """The model the checkpoint describes, with its weights and text encoder, in eval mode on the CPU
-        (Lightning's loops move it to the evaluation device)."""
-        return load(checkpoint)
+        (Lightning's loops move it to the evaluation device); a checkpoint another run wrote is refused."""
+        from pyhighlights.checkpoint_match import check_belongs
+
+        model = load(checkpoint)
+        check_belongs(model.specs, checkpoint, self.manifest["parameters"], self.path)
+        return model
 
     # --- data ---------------------------------------------------------------------
     def dataset_spec(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:

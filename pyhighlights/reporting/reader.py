@@ -38,6 +38,13 @@ class ResultSet:
     dataset: str
     source: Path
     seeds: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    #: What produced the numbers, as canonical JSON (the run's parameters; a method's and its settings):
+    #: sets of one label with different configurations are different table rows.
+    configuration: str = ""
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
 
 
 def dataset_label(spec: dict[str, Any] | None) -> str:
@@ -52,8 +59,8 @@ def dataset_label(spec: dict[str, Any] | None) -> str:
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:  # ValueError: not JSON, or not UTF-8 text
         raise ValueError(f"{path}: cannot read ({error})") from None
 
 
@@ -67,7 +74,8 @@ def _training_set(run: Path, evaluation: str | None) -> ResultSet:
         for seed, values in _load(extra).get("seeds", {}).items():
             seeds.setdefault(seed, {}).update(values)
     return ResultSet(label=parameters.get("model", {}).get("name", run.name), kind="train",
-                     dataset=dataset_label(parameters.get("dataset")), source=run / "results.json", seeds=seeds)
+                     dataset=dataset_label(parameters.get("dataset")), source=run / "results.json", seeds=seeds,
+                     configuration=canonical({"run": parameters}))
 
 
 def _metrics_set(path: Path) -> ResultSet:
@@ -79,8 +87,14 @@ def _metrics_set(path: Path) -> ResultSet:
             label += f" ({payload['model']})"
     else:
         label = payload.get("model", path.parent.name)
+    # <run>/evaluation/<tag>/metrics.json, <run>/explain/<method>/metrics.json: the run's parameters count too
+    manifest = path.parents[2] / "manifest.json" if len(path.parents) > 2 else None
+    parameters = _load(manifest).get("parameters") if manifest is not None and manifest.is_file() else None
+    settings = {key: payload.get(key) for key in ("kind", "method", "backend", "parameters", "rate", "split",
+                                                  "dataset", "faithfulness_model")}
     return ResultSet(label=label, kind=kind, dataset=dataset_label(payload.get("dataset")), source=path,
-                     seeds={seed: dict(values) for seed, values in payload.get("seeds", {}).items()})
+                     seeds={seed: dict(values) for seed, values in payload.get("seeds", {}).items()},
+                     configuration=canonical({"run": parameters, **settings}))
 
 
 def _is_run(path: Path) -> bool:

@@ -19,7 +19,8 @@ import re
 from pathlib import Path
 
 import lightning.pytorch as pl
-import torch
+
+from pyhighlights.checkpoint_file import read_checkpoint
 
 LAST = "last.ckpt"
 
@@ -47,7 +48,7 @@ class LastCheckpoint(pl.Callback):
 
 
 def _global_step(path: Path) -> int:
-    return int(torch.load(path, map_location="cpu", weights_only=False, mmap=True).get("global_step", -1))
+    return int(read_checkpoint(path, mmap=True).get("global_step", -1))
 
 
 def latest_checkpoint(out_dir: Path | str) -> Path | None:

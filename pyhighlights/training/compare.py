@@ -7,10 +7,13 @@ default) a model's ``pyhighlights/configs/experiment/quick_<model>.yaml`` is use
 exists: the setting that converges in minutes on the synthetic corpus. Extra
 Hydra overrides (``dataset=beer dataset.data_dir=...``) apply to every model.
 
-The table (``comparison.md`` and ``comparison.csv`` in ``<out>``) has one row
-per model: mean ± sample standard deviation over seeds of test accuracy,
-highlight precision / recall / F1 (micro) and sparsity, and the run
-directory the row came from.
+The table (``comparison.md`` and ``comparison.csv`` in ``<out>``, the runs it
+shows in ``comparison.json``) has one row per model: mean ± sample standard
+deviation over seeds of test accuracy, highlight precision / recall / F1
+(micro) and sparsity, in the format ``scripts/report.py`` prints; the
+Markdown lists the run directory of each row. A table of other runs is never
+replaced: it goes to ``comparison-2.md``, ... instead. ``--table-only``
+tabulates only runs of the configuration and seeds asked for.
 
 Runs are keyed by their resolved configuration: a model's run directory is
 reused only when its manifest records the same parameters and seeds. A
@@ -21,8 +24,6 @@ of reusing results of another configuration.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import logging
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from typing import Any, Sequence
 
 from pyhighlights.cli.common import CONFIG_DIR
 from pyhighlights.reporting.reader import read_results
-from pyhighlights.reporting.table import Row, aggregate
+from pyhighlights.reporting.table import Row, aggregate, format_table
 
 log = logging.getLogger("pyhighlights")
 
@@ -124,7 +125,8 @@ def train_models(models: Sequence[str], seeds: Sequence[int], out_dir: Path, ove
 
 
 def tabulate(run_dirs: dict[str, Path], metrics: Sequence[str] = METRICS, digits: int = 3) -> Comparison:
-    """The comparison table (Markdown and CSV) from finished run directories, one row per model."""
+    """The comparison table (Markdown and CSV) from finished run directories, one row per model, in the format
+    ``scripts/report.py`` prints (:func:`pyhighlights.reporting.table.format_table`)."""
     rows: list[Row] = []
     datasets = set()
     for model, run_dir in run_dirs.items():
@@ -134,42 +136,64 @@ def tabulate(run_dirs: dict[str, Path], metrics: Sequence[str] = METRICS, digits
             datasets.add(result.dataset)
         rows += aggregate(sets, list(metrics))
     dataset = ", ".join(sorted(datasets)) or "?"
-    return Comparison(rows, dict(run_dirs), dataset, _markdown(rows, run_dirs, metrics, dataset, digits),
-                      _csv(rows, run_dirs, metrics))
+    markdown = "\n".join([f"Test metrics on {dataset}: mean ± std over seeds (n = seeds).", "",
+                          format_table(rows, list(metrics), "markdown", digits).rstrip("\n"), "",
+                          "Run directories:", *(f"- {model}: {path}" for model, path in run_dirs.items())]) + "\n"
+    return Comparison(rows, dict(run_dirs), dataset, markdown, format_table(rows, list(metrics), "csv"))
 
 
-def _markdown(rows, run_dirs, metrics, dataset, digits) -> str:
-    lines = [f"Test metrics on {dataset}: mean ± std over seeds (n = seeds).", "",
-             "| model | n | " + " | ".join(metrics) + " | run directory |",
-             "|---|---:|" + "---:|" * len(metrics) + "---|"]
-    for row in rows:
-        cells = []
-        for metric in metrics:
-            cell = row.cell(metric)
-            cells.append("–" if cell.mean is None else f"{cell.mean:.{digits}f} ± {cell.std:.{digits}f}")
-        lines.append(f"| {row.label} | {row.runs} | " + " | ".join(cells) + f" | {run_dirs[row.label]} |")
-    return "\n".join(lines) + "\n"
+def finished_runs(models: Sequence[str], seeds: Sequence[int], out_dir: Path, overrides: Sequence[str] = (),
+                  quick: bool = True) -> dict[str, Path]:
+    """Model -> the finished run directory under ``out_dir`` of exactly this configuration and these seeds
+    (``--table-only``); a model without one is refused, never stood in for by a run of another configuration."""
+    from pyhighlights.config.compose import compose_config
+    from pyhighlights.training.run import resolve_specs
+
+    run_dirs = {}
+    for model in models:
+        specs = resolve_specs(compose_config(model_overrides(model, seeds, overrides, quick))).as_dict()
+        run_dir, state = run_directory(Path(out_dir), model, specs, seeds)
+        if state != "finished":
+            given = " ".join(overrides) or "no overrides"
+            raise FileNotFoundError(
+                f"{out_dir}: no finished run of {model} with seeds {list(seeds)} and this configuration ({given})"
+                + (f"; {run_dir} holds it unfinished" if state == "interrupted" else "")
+                + "; run without --table-only to train it")
+        run_dirs[model] = run_dir
+    return run_dirs
 
 
-def _csv(rows, run_dirs, metrics) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["model", "n"] + [f"{m}_{stat}" for m in metrics for stat in ("mean", "std")] + ["run_dir"])
-    for row in rows:
-        values = []
-        for metric in metrics:
-            cell = row.cell(metric)
-            values += ["" if cell.mean is None else repr(cell.mean), "" if cell.std is None else repr(cell.std)]
-        writer.writerow([row.label, row.runs, *values, str(run_dirs[row.label])])
-    return out.getvalue()
+def write_comparison(out_dir: Path, table: Comparison, seeds: Sequence[int]) -> tuple[Path, Path]:
+    """Write the table as ``comparison.md`` / ``.csv``, with ``comparison.json`` naming the runs it shows.
+
+    A comparison of other runs already there is never replaced: the table goes to ``comparison-2``,
+    ``-3``, ... (the first that is unused or shows these same runs).
+    """
+    from pyhighlights.training.rundir import write_file_atomic, write_json_atomic
+
+    record = {"runs": {model: str(path) for model, path in table.run_dirs.items()}, "seeds": list(seeds)}
+    index = 1
+    while True:
+        stem = out_dir / ("comparison" if index == 1 else f"comparison-{index}")
+        md, meta = stem.with_suffix(".md"), stem.with_suffix(".json")
+        if not md.exists() and not meta.exists():
+            break
+        try:
+            if json.loads(meta.read_text()) == record:
+                break
+        except (OSError, ValueError):
+            pass
+        index += 1
+    write_file_atomic(md, table.markdown)
+    write_file_atomic(stem.with_suffix(".csv"), table.csv)
+    write_json_atomic(meta, record)
+    return md, stem.with_suffix(".csv")
 
 
 def compare(models: Sequence[str], seeds: Sequence[int], out_dir: Path, overrides: Sequence[str] = (),
-            quick: bool = True, command: list[str] | None = None) -> Comparison:
-    """Train (or reuse) every model's run, then write ``comparison.md`` and ``comparison.csv`` in ``out_dir``."""
+            quick: bool = True, command: list[str] | None = None) -> tuple[Comparison, tuple[Path, Path]]:
+    """Train (or reuse) every model's run, then write the table (see :func:`write_comparison`)."""
     out_dir = Path(out_dir)
     run_dirs = train_models(models, seeds, out_dir, overrides, quick, command)
     table = tabulate(run_dirs)
-    (out_dir / "comparison.md").write_text(table.markdown)
-    (out_dir / "comparison.csv").write_text(table.csv)
-    return table
+    return table, write_comparison(out_dir, table, seeds)

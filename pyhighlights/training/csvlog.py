@@ -3,13 +3,15 @@
 Lightning's CSV logger deletes an existing metrics.csv whenever a process
 opens it; under ``ddp_spawn`` the test stage runs in fresh processes, so the
 training history was lost, and a resumed run would lose it too. This logger
-appends to the file (widening the header when new columns appear). On resume
+adds to the file (widening the header when new columns appear), rewriting it
+whole through a renamed temporary file so it is never left half-written. On resume
 the rows written after the checkpoint are dropped first (see
 :func:`truncate_after`), so the history equals an uninterrupted run's.
 """
 from __future__ import annotations
 
 import csv
+import io
 import os
 from pathlib import Path
 
@@ -17,6 +19,8 @@ from lightning.fabric.loggers.csv_logs import _ExperimentWriter
 import lightning.pytorch as pl
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.loggers.logger import rank_zero_experiment
+
+from pyhighlights.training.atomic import replace_atomically, write_bytes_atomic
 
 ROWS_KEY = "pyhighlights_metrics_rows"
 
@@ -26,6 +30,30 @@ class _AppendingWriter(_ExperimentWriter):
         if os.path.isfile(self.metrics_file_path):
             with open(self.metrics_file_path, newline="") as handle:
                 self.metrics_keys = list(csv.DictReader(handle).fieldnames or [])
+
+    def save(self) -> None:
+        """Add the buffered rows, rewriting the whole file atomically: a kill or a full disk mid-write leaves the
+        previous metrics.csv, never half a row (Lightning appends in place). The bytes are those Lightning
+        writes: the same header, columns and row format."""
+        if not self.metrics:
+            return
+        self._record_new_keys()
+        rows: list[dict] = []
+        if os.path.isfile(self.metrics_file_path):
+            with open(self.metrics_file_path, newline="") as handle:
+                rows = list(csv.DictReader(handle))
+        rows += self.metrics
+
+        def write(handle) -> None:
+            text = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+            writer = csv.DictWriter(text, fieldnames=self.metrics_keys)
+            writer.writeheader()
+            writer.writerows(rows)
+            text.flush()
+            text.detach()
+
+        replace_atomically(self.metrics_file_path, write)
+        self.metrics = []
 
 
 class AppendingCSVLogger(CSVLogger):
@@ -56,10 +84,9 @@ def truncate_after(path: Path | str, rows: int) -> None:
         return
     with open(path, newline="") as handle:
         lines = list(csv.reader(handle))
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", newline="") as handle:
-        csv.writer(handle).writerows(lines[:rows + 1])
-    os.replace(tmp, path)
+    text = io.StringIO(newline="")
+    csv.writer(text).writerows(lines[:rows + 1])
+    write_bytes_atomic(path, text.getvalue().encode("utf-8"))
 
 
 class MetricsRowsInCheckpoint(pl.Callback):

@@ -96,6 +96,7 @@ class NonFiniteGuard(pl.Callback):
                                 f"{self.batch_idx}); batch documents: {shown}; weights and batch saved in {saved}")
 
     def _save(self, trainer, pl_module, what: str, ids: list[str]) -> Path:
+        from pyhighlights.training.atomic import replace_atomically
         from pyhighlights.training.rundir import write_json_atomic
 
         folder = self.out_dir / "nonfinite"
@@ -105,9 +106,12 @@ class NonFiniteGuard(pl.Callback):
                 "batch_index": self.batch_idx, "documents": ids,
                 "values": {k: v.detach().float().tolist() for k, v in _values(pl_module).items()},
             })
-            batch = dataclasses.asdict(self.batch) if dataclasses.is_dataclass(self.batch) else self.batch
+            # Plain containers of tensors, so the file loads as data only (pyhighlights.checkpoint_file).
+            batch = dataclasses.asdict(self.batch) if dataclasses.is_dataclass(self.batch) else \
+                dict(vars(self.batch)) if hasattr(self.batch, "__dict__") else self.batch
+            state = {"state_dict": pl_module.state_dict(), "batch": batch}
             # Weights before the failing update, and the batch: enough to replay the step.
-            torch.save({"state_dict": pl_module.state_dict(), "batch": batch}, folder / "state.pt")
+            replace_atomically(folder / "state.pt", lambda handle: torch.save(state, handle))
         return folder
 
 

@@ -18,6 +18,8 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights import registry
+from pyhighlights.checkpoint_file import read_checkpoint
+from pyhighlights.checkpoint_match import check_run_checkpoints
 from pyhighlights.components.backbones.base import BackboneFactory
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.data.inputs import prepare_inputs
@@ -25,6 +27,7 @@ from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
 from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
                                              WarmupAwareEarlyStopping, check_monitors)
+from pyhighlights.training.checkpoint_io import SafeCheckpointIO
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.description import ModelDescription, describe
@@ -36,7 +39,7 @@ from pyhighlights.training.lightning_objects import build_callbacks, build_logge
 from pyhighlights.training.manifest import write_manifest
 from pyhighlights.training.progress import corpus_summary, progress_callback
 from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
-from pyhighlights.training.rundir import RunDirectory, summarise
+from pyhighlights.training.rundir import RunDirectory, RunWriteFailed, summarise, write_failure
 from pyhighlights.training.warmup import check_warmup
 
 log = logging.getLogger("pyhighlights")
@@ -79,10 +82,15 @@ def resolve_specs(cfg: DictConfig | dict) -> RunSpecs:
 def seeds_of(cfg: DictConfig | dict) -> list[int]:
     seeds = cfg.get("seeds")
     if seeds is None:
-        return [int(cfg.get("seed", 0))]
+        seed = cfg.get("seed", 0)
+        # Seeds feed numpy's and torch's generators, which take 0 .. 2**32 - 1.
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 32:
+            raise ConfigError(f"seed={seed}: expected an integer from 0 to {2 ** 32 - 1}")
+        return [seed]
     seeds = list(seeds)
-    if not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds) or len(set(seeds)) != len(seeds):
-        raise ConfigError(f"seeds: expected a list of distinct non-negative integers, got {seeds}")
+    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2 ** 32 for s in seeds) \
+            or len(set(seeds)) != len(seeds):
+        raise ConfigError(f"seeds: expected a list of distinct integers from 0 to {2 ** 32 - 1}, got {seeds}")
     return seeds
 
 
@@ -96,9 +104,10 @@ class Experiment:
         torch.set_num_threads(self.settings.threads())
         self.source = build("dataset", specs.dataset)
         self.corpus = self.source.load()
-        from pyhighlights.data.split_checks import check_trainable
+        from pyhighlights.data.split_checks import check_shardable, check_trainable
 
         check_trainable(self.corpus)
+        check_shardable(self.corpus, self.settings.devices * self.settings.num_nodes, self.settings.batch_size)
         self.inputs = prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
         self.backbone_factory = BackboneFactory(specs.backbone, **self.inputs.backbone_runtime)
         log.info("%s", corpus_summary(self.corpus))
@@ -157,6 +166,9 @@ class Experiment:
         )
         kwargs.update(arguments_for(model, s.lightning))
         kwargs.update(overrides)
+        # Every checkpoint Lightning reads or writes goes through our reader and atomic writer.
+        given = kwargs.pop("plugins", None) or []
+        kwargs["plugins"] = [SafeCheckpointIO(), *(given if isinstance(given, (list, tuple)) else [given])]
         return pl.Trainer(**kwargs)
 
     def train_seed(self, seed: int, out_dir: Path, resume_from: Path | None = None, restart: bool = False,
@@ -172,7 +184,7 @@ class Experiment:
         if (resume_from is not None or restart) and _global_zero():
             # Rows logged after the checkpoint are logged again by the resumed run.
             rows = 0 if resume_from is None else \
-                torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True).get(ROWS_KEY)
+                read_checkpoint(resume_from, mmap=True).get(ROWS_KEY)
             if rows is not None:
                 truncate_after(out_dir / "metrics.csv", rows)
         if restart:
@@ -264,6 +276,10 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
     experiment = Experiment(specs)
     check_fits_model(experiment.settings.lightning, experiment.specs.model["name"], experiment.model)
+    if resume:
+        # Every checkpoint the resumed run may load is read now, before the run is marked running again.
+        check_run_checkpoints([directory.seed_dir(seed, several=len(seeds) > 1) for seed in seeds
+                               if str(seed) not in directory.seeds], specs.as_dict(), directory.path)
     if rank_zero and resume:
         directory.set_state("running", resumed=True)
         note_resumed(directory.path, specs.as_dict(), command)
@@ -289,14 +305,16 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
                 plot_run_safely(out_dir, sparsity_target(specs.model))
     except (KeyboardInterrupt, SystemExit) as stop:
         if rank_zero:
-            directory.set_state("interrupted", error=f"stopped by Ctrl-C or a signal ({type(stop).__name__} {stop})")
+            directory.record_end("interrupted", error=f"stopped by Ctrl-C or a signal ({type(stop).__name__} {stop})")
         raise
     except BaseException as error:
-        if rank_zero:
-            directory.set_state("failed", error=str(error))
+        recorded = directory.record_end("failed", error=str(error)) if rank_zero else True
+        if isinstance(error, OSError) and not isinstance(error, (FileNotFoundError, FileExistsError, RunWriteFailed)):
+            raise RunWriteFailed(write_failure(error, directory.path, recorded)) from error
         raise
-    if rank_zero:
-        directory.set_state("finished")
+    if rank_zero and not directory.record_end("finished"):
+        raise RunWriteFailed(f"{directory.path / 'status.json'}: cannot record the run as finished (is the disk full "
+                             "or read-only?); its results.json is complete")
     return {"seeds": directory.seeds, "summary": summarise(directory.seeds)}
 
 

@@ -13,14 +13,18 @@ renamed into place, with the permissions the umask gives (0644 usually).
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import socket
 import statistics
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from pyhighlights.training.atomic import write_bytes_atomic
+
+log = logging.getLogger("pyhighlights")
 
 STATUS_FILE = "status.json"
 RESULT_FILES = (STATUS_FILE, "results.json", "manifest.json", "predictions.jsonl", "metrics.csv", "checkpoints")
@@ -35,41 +39,23 @@ class RunDirectoryUnusable(NotADirectoryError):
     """The run directory path (or one of its parents) is a file."""
 
 
-def _file_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+class RunWriteFailed(OSError):
+    """The run could not write one of its files (a full or read-only disk, most often)."""
 
 
-def _fsync_directory(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # not every platform opens directories
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+def write_failure(error: OSError, run_dir: Path, recorded: bool | None) -> str:
+    """One line saying what could not be written and what status.json now says (``recorded``: marked failed;
+    False: it could not be updated; None: the directory was never claimed)."""
+    where = error.filename or run_dir
+    state = {True: f"the run stopped and is marked failed in {run_dir / STATUS_FILE}",
+             False: f"the run stopped; {run_dir / STATUS_FILE} could not be updated either and does not say so",
+             None: "the run did not start"}[recorded]
+    return f"cannot write {where}: {error.strerror or error} (is the disk full or read-only?); {state}"
 
 
 def write_file_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a synced temporary file and a rename: readers see old or new, never half."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fchmod(handle.fileno(), _file_mode())  # mkstemp creates 0600
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_directory(path.parent)
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
@@ -145,12 +131,23 @@ class RunDirectory:
         except FileExistsError:
             raise RunDirectoryExists(f"{self.path} was claimed by another run just now; choose another "
                                      "hydra.run.dir — results are never overwritten") from None
-        with os.fdopen(fd, "w") as handle:
-            handle.write(json.dumps(self._status("running"), indent=2) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        for name, text in (records or {}).items():
-            write_file_atomic(self.path / name, text)
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(json.dumps(self._status("running"), indent=2) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+        except BaseException as error:
+            (self.path / STATUS_FILE).unlink(missing_ok=True)  # a half-written claim would block the directory
+            if isinstance(error, OSError):
+                named = OSError(error.errno, error.strerror, str(self.path / STATUS_FILE))
+                raise RunWriteFailed(write_failure(named, self.path, None)) from error
+            raise
+        try:
+            for name, text in (records or {}).items():
+                write_file_atomic(self.path / name, text)
+        except OSError as error:
+            raise RunWriteFailed(write_failure(error, self.path, self.record_end("failed", error=str(error)))) \
+                from error
         return self
 
     def reopen(self) -> "RunDirectory":
@@ -172,6 +169,17 @@ class RunDirectory:
         if state not in STATES:
             raise ValueError(f"unknown run state {state!r}; expected one of {STATES}")
         write_json_atomic(self.path / STATUS_FILE, self._status(state, **details))
+
+    def record_end(self, state: str, **details: Any) -> bool:
+        """Record how the run ended, as far as the disk allows: False (and a logged reason) when status.json
+        could not be written (a full or read-only disk), so the caller can say so."""
+        try:
+            self.set_state(state, **details)
+        except OSError as error:
+            log.error("%s: could not record the run as %s (%s); it still says %s", self.path / STATUS_FILE, state,
+                      error.strerror or error, read_state(self.path) or "nothing")
+            return False
+        return True
 
     def seed_dir(self, seed: int, several: bool) -> Path:
         return self.path / f"seed{seed}" if several else self.path

@@ -36,23 +36,27 @@ class RunOutputs:
 
 def read_jsonl(path: Path, required: tuple[str, ...] = REQUIRED) -> list[dict[str, Any]]:
     """Rows of a JSON-lines file; a bad line raises ``ValueError`` naming the file, line and field."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not JSON lines (not UTF-8 text: byte {error.start} is "
+                         f"{error.object[error.start]:#x}); is it the file the run wrote?") from None
     rows = []
-    with open(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
-            missing = [name for name in required if name not in row]
-            if not isinstance(row, dict) or missing:
-                raise ValueError(f"{path}:{number}: expected an object with fields {', '.join(required)}; "
-                                 f"missing {', '.join(missing) or 'all'}")
-            if not all(isinstance(i, int) for i in row["selected"]) or not (
-                    row["highlight"] is None or all(isinstance(i, int) for i in row["highlight"])):
-                raise ValueError(f"{path}:{number}: 'selected' and 'highlight' must be lists of word indices")
-            rows.append(row)
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
+        missing = [name for name in required if name not in row]
+        if not isinstance(row, dict) or missing:
+            raise ValueError(f"{path}:{number}: expected an object with fields {', '.join(required)}; "
+                             f"missing {', '.join(missing) or 'all'}")
+        if not all(isinstance(i, int) for i in row["selected"]) or not (
+                row["highlight"] is None or all(isinstance(i, int) for i in row["highlight"])):
+            raise ValueError(f"{path}:{number}: 'selected' and 'highlight' must be lists of word indices")
+        rows.append(row)
     return rows
 
 
@@ -85,7 +89,10 @@ def _seeds_of(run: Path) -> dict[int, Path]:
 def _manifest(run: Path) -> dict[str, Any]:
     for folder in (run, run.parent):
         if (folder / "manifest.json").is_file():
-            return json.loads((folder / "manifest.json").read_text())
+            try:
+                return json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+            except ValueError as error:  # not JSON, or not UTF-8
+                raise ValueError(f"{folder / 'manifest.json'}: not JSON ({error})") from None
     return {}
 
 

@@ -50,6 +50,17 @@ def test_cli_prints_the_table(runs, capsys):
     # runs below a folder come in path order: clf (and its explanation), then multirun/0 and /1
     assert lines[2] == "| classifier | 1 | – | – |"
     assert lines[3] == "| lime | 1 | 0.400 ± 0.000 | – |"
-    assert lines[4] == "| rnp | 2 | 0.625 ± 0.106 | 0.300 ± 0.000 |"  # mean(0.55, 0.7), stdev = 0.15/√2
+    # mean(0.55, 0.7), stdev = 0.15/√2; AUPRC was evaluated for seed 0 only
+    assert lines[4] == "| rnp | 2 | 0.625 ± 0.106 | 0.300 ± 0.000 (n=1) |"
     assert main([str(runs / "nothing")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_two_runs_of_one_model_and_seed_are_two_rows(tmp_path, capsys):
+    for name, lr, f1 in (("A", 0.1, 0.8), ("B", 0.01, 0.9)):
+        write(tmp_path / name / "results.json", {"seeds": {"0": {"test/highlight_f1": f1}}})
+        write(tmp_path / name / "manifest.json", {"parameters": {"model": {"name": "rnp", "lr": lr},
+                                                                 "dataset": {"name": "beer", "aspect": "aroma"}}})
+    assert main([str(tmp_path / "A"), str(tmp_path / "B"), "--metrics", "highlight_f1"]) == 0
+    assert capsys.readouterr().out.splitlines()[2:] == ["| rnp (model.lr=0.1) | 1 | 0.800 ± 0.000 |",
+                                                        "| rnp (model.lr=0.01) | 1 | 0.900 ± 0.000 |"]

@@ -1,6 +1,7 @@
 """Aggregation and formatting of report tables, against numbers worked out by hand."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ def test_rows_pool_seeds_across_runs():
     rows = aggregate(SETS, ["highlight_f1", "auprc", "sparsity"])
     assert [r.label for r in rows] == ["rnp", "ig"]
     rnp = rows[0]
-    assert rnp.runs == 3
+    assert rnp.n == 3
     cell = rnp.cell("highlight_f1")
     assert cell.mean == pytest.approx(0.7) and cell.std == pytest.approx(0.2) and cell.n == 3
     auprc = rnp.cell("auprc")  # NaN and None are left out
@@ -39,7 +40,7 @@ def test_markdown():
     assert format_table(rows, ["highlight_f1", "auprc"]) == (
         "| model / method | n | highlight_f1 | auprc |\n"
         "|---|---|---:|---:|\n"
-        "| rnp | 3 | 0.700 ± 0.200 | 0.250 ± 0.000 |\n"
+        "| rnp | 3 | 0.700 ± 0.200 | 0.250 ± 0.000 (n=1) |\n"
         "| ig | 1 | 0.400 ± 0.000 | 0.125 ± 0.000 |\n")
 
 
@@ -52,9 +53,10 @@ def test_latex_and_csv():
         "ig & 1 & $0.40 \\pm 0.00$ & -- \\\\\n"
         "\\bottomrule\n\\end{tabular}\n")
     lines = format_table(rows, ["highlight_f1"], "csv").splitlines()
-    assert lines[0] == "row,n,highlight_f1_mean,highlight_f1_std"
-    label, n, mean, std = lines[1].split(",")
-    assert (label, n) == ("rnp", "3") and float(mean) == pytest.approx(0.7) and float(std) == pytest.approx(0.2)
+    assert lines[0] == "row,n,highlight_f1_mean,highlight_f1_std,highlight_f1_n"
+    label, n, mean, std, cell_n = lines[1].split(",")
+    assert (label, n, cell_n) == ("rnp", "3", "3")
+    assert float(mean) == pytest.approx(0.7) and float(std) == pytest.approx(0.2)
 
 
 def test_dataset_column_when_rows_span_datasets_and_full_keys():
@@ -66,3 +68,30 @@ def test_dataset_column_when_rows_span_datasets_and_full_keys():
     assert text.splitlines()[-1] == "| rnp | hotel/0 | 1 | 0.100 ± 0.000 | 0.300 ± 0.000 |"
     with pytest.raises(ValueError, match="format"):
         format_table(rows, ["highlight_f1"], "html")
+
+
+def configured(label, lr, seeds, source):
+    return ResultSet(label=label, kind="train", dataset="beer/aroma", source=Path(source) / "results.json",
+                     seeds=seeds, configuration=json.dumps({"run": {"model": {"name": label, "lr": lr}}}))
+
+
+def test_runs_of_different_configurations_are_rows_of_their_own():
+    sets = [configured("rnp", 0.1, {"0": {"test/highlight_f1": 0.5}}, "A"),
+            configured("rnp", 0.2, {"0": {"test/highlight_f1": 0.9}}, "B")]
+    rows = aggregate(sets, ["highlight_f1"])
+    assert [(r.label, r.n, r.cell("highlight_f1").mean) for r in rows] == [
+        ("rnp (model.lr=0.1)", 1, 0.5), ("rnp (model.lr=0.2)", 1, 0.9)]
+
+
+def test_one_configuration_run_twice_with_the_same_seed_is_not_pooled():
+    sets = [configured("rnp", 0.1, {"0": {"test/highlight_f1": 0.5}}, "A"),
+            configured("rnp", 0.1, {"0": {"test/highlight_f1": 0.9}}, "B")]
+    rows = aggregate(sets, ["highlight_f1"])
+    assert [(r.label, r.n) for r in rows] == [("rnp (A)", 1), ("rnp (B)", 1)]
+    # distinct seeds of one configuration are pooled: n counts seeds, and each cell the seeds that have it
+    sets = [configured("rnp", 0.1, {"0": {"test/highlight_f1": 0.5, "test/auprc": 0.3}}, "A"),
+            configured("rnp", 0.1, {"1": {"test/highlight_f1": 0.9}}, "B")]
+    (row,) = aggregate(sets, ["highlight_f1", "auprc"])
+    assert (row.label, row.n, row.cell("highlight_f1").n, row.cell("auprc").n) == ("rnp", 2, 2, 1)
+    assert format_table([row], ["highlight_f1", "auprc"]).splitlines()[-1] == \
+        "| rnp | 2 | 0.700 ± 0.283 | 0.300 ± 0.000 (n=1) |"

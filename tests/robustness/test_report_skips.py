@@ -36,7 +36,9 @@ def test_unfinished_and_unreadable_runs_are_skipped_by_name(tmp_path, capsys):
 
     assert main([str(tmp_path), "--metrics", "highlight_f1"]) == 0
     out, err = capsys.readouterr()
-    assert "| rnp | 2 | 0.500 ± 0.141 |" in out
+    # both runs report seed 0 of one configuration: two rows, never one row of n = 2
+    assert f"| rnp ({tmp_path / 'done'}) | 1 | 0.400 ± 0.000 |" in out
+    assert f"| rnp ({tmp_path / 'old'}) | 1 | 0.600 ± 0.000 |" in out
     assert f"warning: skipped {tmp_path / 'killed'} (state running in status.json, not finished)" in err
     assert main([str(tmp_path / "killed")]) == 2
     assert "no readable finished run" in capsys.readouterr().err

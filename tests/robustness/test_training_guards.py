@@ -8,6 +8,7 @@ import pytest
 import torch
 from torch import nn
 
+from pyhighlights.checkpoint_file import read_checkpoint
 from pyhighlights.components.selectors import Selector
 from pyhighlights.training.guards import DivergenceWatch, NonFiniteGuard, NonFiniteTraining
 
@@ -40,8 +41,9 @@ def test_a_non_finite_gradient_stops_before_the_update_and_saves_the_batch(tmp_p
         guard.on_before_optimizer_step(trainer(step=7, epoch=1), module, optimizer)
     report = json.loads((tmp_path / "nonfinite" / "report.json").read_text())
     assert report["documents"] == ["c", "a"] and report["step"] == 7
-    saved = torch.load(tmp_path / "nonfinite" / "state.pt", weights_only=False)
+    saved = read_checkpoint(tmp_path / "nonfinite" / "state.pt")  # data only: no code runs on reading it
     assert torch.equal(saved["state_dict"]["layer.weight"], before)
+    assert torch.equal(saved["batch"]["sample_ids"], torch.tensor([2, 0]))
 
 
 def test_finite_gradients_and_losses_pass(tmp_path):
