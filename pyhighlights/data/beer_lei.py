@@ -116,6 +116,7 @@ def load_lei_beer(
     skip_malformed: bool = False,
     remove_leakage: bool | None = None,
     variant: str = "decorrelated",
+    validation_annotations: str | None = None,
 ) -> Corpus:
     """Read the Lei et al. Beer corpus for one aspect.
 
@@ -125,14 +126,20 @@ def load_lei_beer(
     skipped and truncated is counted in ``Corpus.info["splits"][split]``.
     ``variant``: "decorrelated" (per-aspect files) or "correlated"
     (``reviews.260k.*``). ``remove_leakage`` (None, False, True): the leakage audit, see
-    :func:`pyhighlights.data.preprocess.assemble_corpus`.
+    :func:`pyhighlights.data.preprocess.assemble_corpus`. ``validation_annotations``: a file of ``data_dir``
+    in the ``annotations.json`` format to read the validation split from instead of the heldout reviews,
+    for their highlights (the synthetic corpus writes one; the authors' release has none).
     """
     index = resolve_lei_aspect(aspect)
-    files = require_files(data_dir, lei_file_names(index, variant), LEI_PUBLICATION)
+    names = lei_file_names(index, variant)
+    if validation_annotations is not None:
+        names["validation"] = [validation_annotations]
+    files = require_files(data_dir, names, LEI_PUBLICATION)
+    read_validation = _read_annotations if validation_annotations is not None else _read_reviews
     counts: dict[str, dict] = {"train": {}, "validation": {}, "test": {}}
     documents = {
         "train": _read_reviews(files["train"], index, counts["train"], skip_malformed),
-        "validation": _read_reviews(files["validation"], index, counts["validation"], skip_malformed),
+        "validation": read_validation(files["validation"], index, counts["validation"], skip_malformed),
         "test": _read_annotations(files["test"], index, counts["test"], skip_malformed),
     }
     info = {

@@ -94,10 +94,13 @@ class SynthBeer(CorpusSource):
                                   n_test=self.n_test, correlation=self.correlation)
 
     def load(self) -> Corpus:
-        from pyhighlights.data.beer_lei import load_lei_beer
+        from pyhighlights.data.beer_lei import load_lei_beer, resolve_lei_aspect
+        from pyhighlights.data.synthetic import validation_annotations_name
 
+        # the validation reviews with their highlights (the generator writes them beside the heldout file)
         corpus = load_lei_beer(self.directory(), self.aspect, max_length=self.max_length, balance=self.balance,
-                               seed=self.seed, skip_malformed=self.skip_malformed)
+                               seed=self.seed, skip_malformed=self.skip_malformed,
+                               validation_annotations=validation_annotations_name(resolve_lei_aspect(self.aspect)))
         corpus.name = "synth_beer"
         return corpus
 

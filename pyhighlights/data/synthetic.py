@@ -11,6 +11,14 @@ the anchor is drawn per review among aspects 0-2.
 
 Every file has its own random stream derived from ``seed`` and its name, so
 changing ``n_train`` does not change the test set.
+
+The Lei et al. release annotates only its test reviews; the synthetic corpus
+also writes ``annotations.aspect{k}.heldout.json``: the reviews of
+``reviews.aspect{k}.heldout.txt``, line for line and byte for byte the same
+text and scores, in the ``annotations.json`` format with their aspects'
+spans. ``dataset=synth_beer`` reads its validation split from that file, so
+validation highlight F1 is measured (and can select checkpoints); the test
+split stays ``annotations.json``, drawn from its own stream.
 """
 from __future__ import annotations
 
@@ -28,6 +36,13 @@ from pyhighlights.data.synthetic_reviews import MIN_REVIEW_LENGTH, generate_revi
 
 # Bump when the generated text changes, so cached corpora are regenerated.
 GENERATOR_VERSION = 1
+# Bump when files are added with the text unchanged: a new cache folder, the same streams (and documents).
+LAYOUT_VERSION = 2
+
+
+def validation_annotations_name(aspect: int) -> str:
+    """The file holding the heldout reviews of ``aspect`` with their highlights."""
+    return f"annotations.aspect{aspect}.heldout.json"
 NUM_LEI_ASPECTS = 3  # aspects with their own train/heldout files
 
 
@@ -59,8 +74,9 @@ def write_synthetic_beer(
     """Write a synthetic Beer corpus (Lei et al. format) into ``out_dir``.
 
     Files: ``reviews.aspect{0,1,2}.{train,heldout}.txt`` (``n_train`` and
-    ``n_heldout`` reviews each), ``annotations.json`` (``n_test`` reviews, spans
-    for all five aspects) and ``synthetic.json`` (the parameters). The output
+    ``n_heldout`` reviews each), ``annotations.aspect{0,1,2}.heldout.json``
+    (the same heldout reviews with spans), ``annotations.json`` (``n_test``
+    reviews, spans for all five aspects) and ``synthetic.json`` (the parameters). The output
     depends only on the arguments: the same arguments give the same bytes.
     """
     _check_parameters(
@@ -78,9 +94,12 @@ def write_synthetic_beer(
         for split, size in (("train", n_train), ("heldout", n_heldout)):
             name = f"reviews.aspect{aspect}.{split}.txt"
             rng = stream(name)
-            reviews = (generate_review(rng, anchor=aspect, **lengths) for _ in range(size))
+            reviews = [generate_review(rng, anchor=aspect, **lengths) for _ in range(size)]
             lines = [format_review_line(r.scores, r.tokens) + "\n" for r in reviews]
             (out / name).write_text("".join(lines), encoding="utf-8")
+            if split == "heldout":
+                annotated = [format_annotation_line(r.tokens, r.scores, r.spans) + "\n" for r in reviews]
+                (out / validation_annotations_name(aspect)).write_text("".join(annotated), encoding="utf-8")
     rng = stream("annotations.json")
     annotated = []
     for _ in range(n_test):
@@ -128,7 +147,7 @@ def synthetic_beer_dir(**params: object) -> Path:
     race discards its copy and uses the winner's (identical) one.
     """
     parameters = synthetic_parameters(**params)
-    key = json.dumps({**parameters, "version": GENERATOR_VERSION}, sort_keys=True)
+    key = json.dumps({**parameters, "version": GENERATOR_VERSION, "layout": LAYOUT_VERSION}, sort_keys=True)
     final = synthetic_cache_root() / hashlib.sha256(key.encode()).hexdigest()[:12]
     if final.is_dir():
         return final

@@ -5,7 +5,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights.cli.common import CONFIG_DIR, fail
-from pyhighlights.cli.trained_run import command, dataset_overrides, print_summary, require_run, run_app
+from pyhighlights.cli.trained_run import command, dataset_overrides, require_run, run_app
 
 USAGE = """\
 usage: python scripts/explain.py RUN_DIR_OR_CHECKPOINT method=NAME [method.<param>=VALUE ...] [key=value ...] [--force]
@@ -36,6 +36,7 @@ The overrides after the path follow Hydra's grammar, as for train.py
   seed=0                     seed of sampling methods and perturbations
   tag=NAME                   output folder suffix (several settings of one method)
   device=cpu                 cpu | cuda | cuda:N
+  progress_every=N           a progress line per N documents (default: 50 when no bar shows, i.e. not a terminal)
   overwrite=false            replace an existing output folder (or --force)
 
 method parameters (defaults):
@@ -43,7 +44,7 @@ method parameters (defaults):
 """
 
 OPTIONS = ("rate", "rate_from", "split", "batch_size", "max_documents", "infidelity_samples", "infidelity_drop",
-           "sensitivity_samples", "sensitivity_radius", "seed", "tag", "device", "backend")
+           "sensitivity_samples", "sensitivity_radius", "seed", "tag", "device", "backend", "progress_every")
 
 
 def usage() -> str:
@@ -79,8 +80,26 @@ def _explain(cfg: DictConfig) -> None:
                                        **{key: cfg[key] for key in OPTIONS})
     except (ConfigError, OutputExists, RunNotFound, FileNotFoundError, ValueError) as error:
         fail(error)
-    print_summary(payload["summary"])
+    print_explanation(payload)
     print(f"explanation written to {out_dir}")
+
+
+def print_explanation(payload: dict) -> None:
+    """The headline metrics, each with what it measures and which direction is better."""
+    from pyhighlights.evaluation.restore import SPLIT_PREFIX
+
+    notes = payload["notes"]
+    rows = []
+    summary = payload["summary"]
+    for name in notes:  # in the notes' order: what is explained first, then plausibility, then faithfulness
+        key = f"{SPLIT_PREFIX[payload['split']]}/{name}"
+        stats = summary.get(key, {})
+        if stats.get("mean") is not None:
+            spread = f" ± {stats['std']:.4f} (n={stats['n']})" if stats["n"] > 1 else ""
+            rows.append((f"{key} = {stats['mean']:.4f}{spread}", notes[name]))
+    width = max((len(value) for value, _ in rows), default=0)
+    for value, note in rows:
+        print(f"{value:<{width}}   {note}")
 
 
 def main(argv: list[str] | None = None) -> int:

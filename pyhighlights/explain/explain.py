@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -61,8 +62,11 @@ class ExplanationRun:
 
 def explain_batch(method: Attribution, model, batch, rate: float, state: ExplanationRun, *,
                   infidelity_samples: int, infidelity_drop: float, sensitivity_samples: int,
-                  sensitivity_radius: float, doc_ids: list[str]) -> None:
-    """Attribute, select, score and record one batch."""
+                  sensitivity_radius: float, doc_ids: list[str], seed: int = 0) -> None:
+    """Attribute, select, score and record one batch.
+
+    Every step treats the documents of the batch independently (padding is masked, the robustness
+    perturbations are drawn per document), so a document's outputs do not depend on its batch."""
     fields = batch_fields(batch)
     keep = batch.word_mask.to(torch.float32)
     with torch.no_grad():
@@ -75,12 +79,12 @@ def explain_batch(method: Attribution, model, batch, rate: float, state: Explana
     if attribution.delta is not None:
         state.delta.append(attribution.delta.detach().abs().reshape(-1))
     if infidelity_samples:
-        state.infidelity.append(word_infidelity(method.forward, keep, fields, scores, target,
-                                                n_samples=infidelity_samples, drop=infidelity_drop).detach())
+        state.infidelity.append(word_infidelity(method.forward, keep, fields, scores, target, batch.sample_ids,
+                                                seed, n_samples=infidelity_samples, drop=infidelity_drop))
     if sensitivity_samples:
         explain = lambda k, f, t: method(k, f, t).scores.detach()  # noqa: E731
-        state.sensitivity.append(word_sensitivity(explain, keep, fields, target, n_samples=sensitivity_samples,
-                                                  radius=sensitivity_radius).detach())
+        state.sensitivity.append(word_sensitivity(explain, keep, fields, target, scores, batch.sample_ids, seed,
+                                                  n_samples=sensitivity_samples, radius=sensitivity_radius))
     for row, sample in enumerate(batch.sample_ids.tolist()):
         n = int(batch.word_mask[row].sum())
         human = batch.highlights[row, :n]
@@ -94,20 +98,46 @@ def explain_batch(method: Attribution, model, batch, rate: float, state: Explana
         })
 
 
+class ProgressLines:
+    """One log line each time another ``every`` documents are done (0: none); for logs, where no bar shows."""
+
+    def __init__(self, total: int, every: int, label: str):
+        self.total, self.every, self.label = total, every, label
+        self.done, self.shown = 0, 0
+        self.start = time.perf_counter()
+
+    def add(self, documents: int) -> None:
+        self.done += documents
+        if not self.every or (self.done // self.every == self.shown // self.every and self.done < self.total):
+            return
+        self.shown = self.done
+        elapsed = time.perf_counter() - self.start
+        rate = self.done / elapsed if elapsed > 0 else float("inf")
+        left = (self.total - self.done) / rate if rate > 0 else 0.0
+        log.info("%s: %d/%d documents explained, %.2f documents/s, about %s left", self.label, self.done,
+                 self.total, rate, _duration(left))
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 class ExplainPass(pl.LightningModule):
     """Lightning's predict loop over a split: each step explains, selects and scores one batch."""
 
     def __init__(self, model, method: Attribution, rate: float, state: ExplanationRun, doc_ids: list[str],
-                 robustness: dict[str, Any]):
+                 robustness: dict[str, Any], seed: int = 0, progress: ProgressLines | None = None):
         super().__init__()
         self.model, self.method, self.rate, self.state = model, method, rate, state
         self.scores = state.scores  # a submodule, so Lightning moves the metric states to the device
-        self.doc_ids, self.robustness = doc_ids, robustness
+        self.doc_ids, self.robustness, self.seed, self.progress = doc_ids, robustness, seed, progress
 
     def predict_step(self, batch, batch_idx: int) -> int:
         with torch.enable_grad():
             explain_batch(self.method, self.model, batch, self.rate, self.state, doc_ids=self.doc_ids,
-                          **self.robustness)
+                          seed=self.seed, **self.robustness)
+        if self.progress is not None:
+            self.progress.add(batch.size)
         return batch.size  # the rows are in ``state``; Lightning warns about steps that return nothing
 
 
@@ -116,10 +146,12 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
                 max_documents: int | None = None, infidelity_samples: int = 10, infidelity_drop: float = 0.25,
                 sensitivity_samples: int = 3, sensitivity_radius: float = 0.02, seed: int = 0,
                 tag: str | None = None, device: str = "cpu", backend: str = "captum", overwrite: bool = False,
+                progress_every: int | None = None,
                 dataset: dict[str, Any] | None = None,
                 command: list[str] | None = None) -> tuple[Path, dict[str, Any]]:
     """Explain every seed of a trained run (or the checkpoint named) with ``method`` computed by
-    ``backend``; write the outputs. ``dataset`` overrides fields of the run's dataset spec (its files moved)."""
+    ``backend``; write the outputs. ``dataset`` overrides fields of the run's dataset spec (its files moved).
+    ``progress_every``: a log line per that many documents (None: 50 when no progress bar shows, else none)."""
     split = canonical_split(split)
     parameters = method_parameters(method, params)  # fail on a bad parameter before any work
     check_backend(backend, method)
@@ -136,7 +168,7 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
                                              "sensitivity_samples": sensitivity_samples,
                                              "sensitivity_radius": sensitivity_radius},
                                  seed=seed, device=device, backend=backend, dataset=dict(dataset or {}),
-                                 command=command)
+                                 command=command, progress_every=_progress_every(progress_every))
         write_metrics(staging, payload)
     return out_dir, payload
 
@@ -144,7 +176,8 @@ def explain_run(path: str | Path, method: str, *, params: dict[str, Any] | None 
 def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], params: dict[str, Any] | None,
                    out_dir: Path, *, split: str, rate: float, rate_source: str, batch_size: int,
                    max_documents: int | None, robustness: dict[str, Any], seed: int, device: str,
-                   backend: str, dataset: dict[str, Any], command: list[str] | None) -> dict[str, Any]:
+                   backend: str, dataset: dict[str, Any], command: list[str] | None,
+                   progress_every: int = 0) -> dict[str, Any]:
     """Explain and score every seed's checkpoint, writing ``scores.jsonl`` into ``out_dir``; the payload."""
     corpus = run.corpus(dataset)
     documents = corpus.split(split)
@@ -164,13 +197,15 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
         loader = run.loader(corpus, split, model, batch_size)
         for p in model.parameters():
             p.requires_grad_(False)
+        progress = ProgressLines(len(documents), progress_every, f"{method} seed {model_seed}")
         explanation = ExplainPass(model, make_method(method, model, params, backend), rate,
-                                  ExplanationRun(corpus.num_classes), doc_ids, robustness)
+                                  ExplanationRun(corpus.num_classes), doc_ids, robustness, seed, progress)
         # gradients are needed inside the steps: no inference mode (Lightning then runs under no_grad)
         device_trainer(device, inference_mode=False).predict(explanation, dataloaders=loader,
                                                              return_predictions=False)
         state = explanation.state
-        seeds[str(model_seed)] = {f"{prefix}/{name}": value for name, value in state.metrics().items()}
+        seeds[str(model_seed)] = {f"{prefix}/{FULL_INPUT.get(name, name)}": value
+                                  for name, value in state.metrics().items()}
         _write_rows((out_dir / f"seed{model_seed}" if several else out_dir) / "scores.jsonl", state.rows)
         log.info("%s seed %d: %s", method, model_seed, ", ".join(
             f"{k} = {v:.4f}" for k, v in seeds[str(model_seed)].items() if k.split("/")[-1] in _SHOWN))
@@ -184,11 +219,48 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
         "created": datetime.now(timezone.utc).isoformat(),
         "seeds": {s: {k: (None if v != v else v) for k, v in values.items()} for s, values in seeds.items()},
         "summary": summarise(seeds),
+        "notes": dict(NOTES),
     }
     return payload
 
 
+#: The task metrics score the prediction being explained, ŷ from the whole document; for a rationaliser
+#: that is not its own test accuracy (it predicts from its selection), so their names say so.
+FULL_INPUT = {name: f"full_input_{name}" for name in ("accuracy", "balanced_accuracy", "macro_f1")}
+
+#: What each headline metric measures and which direction is better; written into metrics.json and
+#: printed beside the numbers. Faithfulness follows ERASER (DeYoung et al., 2020), anchored on ŷ.
+NOTES = {
+    "full_input_accuracy": "accuracy of the explained prediction, the model on the whole document "
+                           "(a rationaliser's own test accuracy predicts from its selection instead)",
+    "highlight_f1": "top-k words against the human highlight; higher is better",
+    "auprc": "raw word scores ranked against the human highlight; higher is better",
+    "comprehensiveness": "p(ŷ|x) − p(ŷ|x without the top-k words); higher is more faithful "
+                         "(removing the words hurts the prediction)",
+    "sufficiency": "p(ŷ|x) − p(ŷ|the top-k words alone); lower is more faithful, below 0 the words alone "
+                   "are more confident than the whole document",
+    "sparsity": "share of the words highlighted (the top round(rate·n) of each document)",
+    "infidelity": "normalised infidelity (Yeh et al., 2019); lower is better",
+    "sensitivity": "max sensitivity under presence noise (Yeh et al., 2019); lower is better",
+    "convergence_delta": "mean |Σ attributions − (f(x) − f(baseline))| of Integrated Gradients; "
+                         "closer to 0 is a more exact integral",
+}
+
 _SHOWN = ("highlight_f1", "auprc", "comprehensiveness", "sufficiency", "infidelity", "convergence_delta")
+
+
+#: documents per progress line when no bar shows (a log, CI)
+PROGRESS_EVERY = 50
+
+
+def _progress_every(every: int | None) -> int:
+    if every is None:
+        from pyhighlights.training.progress import interactive
+
+        return 0 if interactive() else PROGRESS_EVERY
+    if int(every) < 0:
+        raise ValueError(f"progress_every={every}: expected a number of documents >= 0 (0 = no lines)")
+    return int(every)
 
 
 def _rate(rate: float | None, rate_from: str | Path | None) -> tuple[float, str]:

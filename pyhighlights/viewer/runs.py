@@ -32,6 +32,8 @@ class RunOutputs:
     seed: int | None
     predictions: list[dict[str, Any]]
     explain: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: class names by label index (from the run's checkpoint description); None when unknown
+    label_names: list[str] | None = None
 
 
 def read_jsonl(path: Path, required: tuple[str, ...] = REQUIRED) -> list[dict[str, Any]]:
@@ -129,7 +131,21 @@ def load_run(path: str | Path, seed: int | None = None, name: str | None = None)
             outputs.explain[method_dir.name] = read_jsonl(scores)
     if any("words" not in row for row in outputs.predictions):
         _add_corpus_words(outputs, explain_root.parent)
+    outputs.label_names = run_label_names(explain_root.parent)
     return outputs
+
+
+def run_label_names(run: Path) -> list[str] | None:
+    """The class names the run's checkpoints describe; None when the run kept no readable checkpoint
+    (``trainer.save_checkpoints=false``, an older run), and the page then shows label numbers."""
+    if not any(run.glob("**/checkpoints/*.ckpt")):
+        return None  # no checkpoint to describe them: not worth importing torch to find out
+    from pyhighlights.evaluation.restore import RestoredRun
+
+    try:
+        return RestoredRun(run).label_names
+    except Exception:  # noqa: BLE001 - names are a courtesy: any failure falls back to the numbers
+        return None
 
 
 def _add_corpus_words(outputs: RunOutputs, run: Path) -> None:

@@ -172,3 +172,40 @@ def test_command_line_script(tmp_path: Path) -> None:
         text=True,
     )
     assert failed.returncode != 0 and "correlation must be in [0, 1]" in failed.stderr
+
+
+def test_validation_annotations_are_the_heldout_reviews_with_their_aspect_sentences(tmp_path: Path) -> None:
+    from pyhighlights.data.lei_format import parse_annotation_line, parse_review_line
+
+    out = write_synthetic_beer(tmp_path, **TINY)
+    for aspect in range(3):
+        heldout = (out / f"reviews.aspect{aspect}.heldout.txt").read_text().splitlines()
+        annotated = (out / f"annotations.aspect{aspect}.heldout.json").read_text().splitlines()
+        assert len(annotated) == len(heldout) == TINY["n_heldout"]
+        for review_line, annotation_line in zip(heldout, annotated):
+            review, record = parse_review_line(review_line), parse_annotation_line(annotation_line, aspects=(aspect,))
+            assert (record.tokens, list(record.scores)) == (review.tokens, list(review.scores))
+            for start, end in record.spans[aspect]:  # each span is one sentence naming this aspect
+                sentence = record.tokens[start:end]
+                words = ASPECT_WORDS[aspect]
+                assert sentence[-1] == "." and "." not in sentence[:-1]
+                assert set(sentence) & (set(words.nouns) | {v.split()[0] for v in words.verbs})
+            assert record.spans[aspect]
+
+
+def test_the_synthetic_validation_split_has_highlights_and_the_test_split_is_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pyhighlights.config.resolve import build
+
+    monkeypatch.setenv("PYHIGHLIGHTS_CACHE", str(tmp_path / "cache"))
+    sizes = {"n_train": TINY["n_train"], "n_heldout": 30, "n_test": 20}
+    corpus = build("dataset", {"name": "synth_beer", "aspect": "aroma", **sizes}).load()
+    # the same documents as the Lei reader gives from the same files (heldout reviews, annotations.json)
+    plain = load_lei_beer(corpus.info["data_dir"], "aroma")
+    assert [(d.tokens, d.label) for d in corpus.validation] == [(d.tokens, d.label) for d in plain.validation]
+    assert [(d.doc_id, d.tokens, d.highlights) for d in corpus.test] == [
+        (d.doc_id, d.tokens, d.highlights) for d in plain.test]
+    assert all(d.highlights is None for d in plain.validation + corpus.train)
+    assert corpus.validation and all(d.highlights is not None and 1 in d.highlights for d in corpus.validation)
+    assert all(d.doc_id.startswith("annotations.aspect1.heldout.json:") for d in corpus.validation)
+    assert not {tuple(d.tokens) for d in corpus.validation} & {tuple(d.tokens) for d in corpus.test}

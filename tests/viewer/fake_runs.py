@@ -66,3 +66,15 @@ def write_run(root: Path, model: str, documents: list[dict], seeds=(0,), methods
 
 def read_rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write_description(root: Path, label_names: list[str], seeds=(0,)) -> None:
+    """A best checkpoint per seed holding only the run's description (the class names the viewer reads)."""
+    import torch
+
+    from pyhighlights.training.description import FORMAT, KEY
+
+    for seed in seeds:
+        folder = (root / f"seed{seed}" if len(seeds) > 1 else root) / "checkpoints"
+        folder.mkdir(parents=True, exist_ok=True)
+        torch.save({KEY: {"format": FORMAT, "label_names": list(label_names)}}, folder / "best-epoch=1.ckpt")

@@ -5,7 +5,7 @@ from PIL import Image
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from fake_runs import fake_documents, read_rows, write_run
+from fake_runs import fake_documents, read_rows, write_description, write_run
 from pyhighlights.viewer.cli import write_viewer
 
 CLASSES = ("agree", "model-only", "human-only")
@@ -110,3 +110,26 @@ def test_a_large_test_set_stays_paginated(browser, tmp_path):
     Select(browser.find_element(By.ID, "page-size")).select_by_visible_text("100")
     browser.find_element(By.ID, "errors-only").click()
     assert len(shown(browser)) == 100 and matching_count(browser) < 2500
+
+
+def test_a_right_to_left_override_stays_inside_its_word_and_labels_show_their_names(browser, tmp_path):
+    documents = fake_documents(4)
+    words = documents[0]["words"]
+    words[1] = "abc\u202edef"  # U+202E RIGHT-TO-LEFT OVERRIDE, never closed by a U+202C
+    documents[0]["id"] = "annotations\u202e.json:7"
+    run = write_run(tmp_path / "rnp", "rnp", documents)
+    write_description(run, ["negative", "neutral", "positive"])
+    open_page(browser, write_viewer([run], tmp_path / "view.html"))
+    article = browser.find_elements(By.CSS_SELECTOR, "article.doc")[0]
+    shown_words = article.find_elements(By.CSS_SELECTOR, "p.text > *")
+    assert [w.text for w in shown_words] == words
+    # isolated, the words after the override still run left to right; mirrored they would run right to left
+    lefts = [w.rect["x"] for w in shown_words[2:8]]
+    assert lefts == sorted(lefts) and len(set(lefts)) == len(lefts), lefts
+    names = ["negative", "neutral", "positive"]
+    header = article.find_element(By.TAG_NAME, "header").text
+    assert header.startswith(f"document 1 · annotations\u202e.json, line 7 · true label {names[documents[0]['label']]}")
+    prediction = read_rows(run / "predictions.jsonl")[0]["prediction"]
+    assert f"predicted {names[prediction]}" in article.find_element(By.CSS_SELECTOR, ".line-head").text
+    options = [o.text for o in Select(browser.find_element(By.ID, "label-filter")).options]
+    assert options == ["all"] + sorted({names[d["label"]] for d in documents}, key=names.index)

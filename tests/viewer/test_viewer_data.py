@@ -6,9 +6,10 @@ import re
 
 import pytest
 
-from fake_runs import fake_documents, read_rows, write_run
+from fake_runs import fake_documents, read_rows, write_description, write_run
 from pyhighlights.viewer import assemble, find_runs, load_run, render
 from pyhighlights.viewer.cli import main
+from pyhighlights.viewer.data import readable_id
 from pyhighlights.viewer.scores import corpus_scores, document_scores
 
 
@@ -116,3 +117,34 @@ def test_cli_writes_the_page_and_names_a_missing_run(tmp_path, capsys):
     assert "doc2" in (tmp_path / "v.html").read_text()
     assert main([str(tmp_path / "nowhere"), "--out", str(tmp_path / "w.html")]) == 2
     assert "nowhere: no such directory" in capsys.readouterr().err
+
+
+def test_labels_by_their_class_names_and_documents_by_number_and_readable_id(tmp_path):
+    documents = fake_documents(6)
+    for i, doc in enumerate(documents):
+        doc["id"] = f"annotations.json:{40 + i}"
+    named = write_run(tmp_path / "named", "rnp", documents)
+    write_description(named, ["negative", "neutral", "positive"])
+    payload = assemble([load_run(named)])
+    rows = read_rows(named / "predictions.jsonl")
+    names = ["negative", "neutral", "positive"]
+    for i, doc in enumerate(payload["documents"]):
+        assert doc["number"] == i + 1 and doc["title"] == f"annotations.json, line {40 + i}"
+        assert doc["label"] == rows[i]["label"] and doc["label_name"] == names[rows[i]["label"]]
+        assert doc["rows"][0]["prediction_name"] == names[rows[i]["prediction"]]
+    # no checkpoint to describe the classes: their numbers
+    bare = assemble([load_run(write_run(tmp_path / "bare", "rnp", documents))])
+    assert [d["label_name"] for d in bare["documents"]] == [str(r["label"]) for r in rows]
+    assert readable_id("doc7") == "doc7" and readable_id("a:b:12") == "a:b, line 12"
+
+
+def test_every_word_and_name_is_bidi_isolated_in_the_page(tmp_path):
+    documents = fake_documents(3)
+    documents[0]["words"][2] = "evil\u202etext"
+    page = render(assemble([load_run(write_run(tmp_path / "r", "rnp", documents))]))
+    style = re.sub(r"/\*.*?\*/", "", re.search(r"<style>(.*?)</style>", page, re.S).group(1), flags=re.S)
+    isolated = re.search(r"([^}]*)\{\s*unicode-bidi:\s*isolate;\s*\}", style).group(1)
+    assert {s.strip() for s in isolated.split(",")} >= {".text", ".text .w", ".text bdi", "bdi"}
+    script = page.split('<script>')[-1]
+    # unmarked words go out as <bdi> elements, marked ones as .w spans (isolated by the rule above)
+    assert "\"<bdi>\" + word + \"</bdi>\"" in script and "<span class='w \" + classes[marks[i]]" in script

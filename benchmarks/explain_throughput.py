@@ -1,0 +1,126 @@
+"""explain.py throughput: documents/s of Integrated Gradients, one document at a time against batched.
+
+Run by hand (never as a timed test), one thread, on a trained run:
+
+    python scripts/train.py model=grat trainer.max_epochs=3 model.pretrain_epochs=1 hydra.run.dir=runs/grat3
+    OMP_NUM_THREADS=1 python benchmarks/explain_throughput.py runs/grat3 [--documents 48] [--batch-size 16]
+
+Both paths explain the same first ``--documents`` test documents with the same
+method settings (explain.py's defaults: 20 Gauss-Legendre steps, infidelity 10
+samples, max sensitivity 3 samples) and score them the same way:
+
+- **before**: one document per batch, infidelity and max sensitivity through
+  ``captum.metrics`` (which explains the unperturbed document once more), as
+  explain.py did;
+- **after**: explain.py's path, ``--batch-size`` documents per batch (all of
+  their integration steps in one forward/backward), the robustness metrics
+  per document around the scores already computed.
+
+``--no-robustness`` times the attribution and the plausibility/faithfulness
+scoring alone. Everything runs in this one process, so the ratio holds on a
+noisy machine; CPU seconds are printed beside wall seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from dataclasses import replace
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import torch  # noqa: E402
+
+from pyhighlights.evaluation.restore import RestoredRun  # noqa: E402
+from pyhighlights.evaluation.scores import model_probabilities  # noqa: E402
+from pyhighlights.explain.explain import ExplanationRun, explain_batch  # noqa: E402
+from pyhighlights.explain.forward import batch_fields  # noqa: E402
+from pyhighlights.explain.methods import make_method  # noqa: E402
+from pyhighlights.explain.selection import top_k_selection  # noqa: E402
+
+RATE = 0.15
+
+
+def before_batch(method, model, batch, state: ExplanationRun, robustness: dict) -> None:
+    """The earlier path for one batch: captum's metrics, sensitivity explaining the input once more."""
+    from captum.metrics import infidelity, sensitivity_max
+
+    fields = batch_fields(batch)
+    keep = batch.word_mask.to(torch.float32)
+    with torch.no_grad():
+        logits = model.predict(batch, keep)
+    target = logits.argmax(dim=-1)
+    scores = method(keep, fields, target).scores.detach()
+    state.scores.update(batch, top_k_selection(scores, batch.word_mask, RATE), scores, logits,
+                        model_probabilities(model, batch))
+    if not robustness["infidelity_samples"]:
+        return
+    drop, radius = robustness["infidelity_drop"], robustness["sensitivity_radius"]
+
+    def dropped(k):
+        removed = (torch.rand_like(k) < drop).to(k.dtype) * k
+        return removed, k - removed
+
+    state.infidelity.append(infidelity(method.forward.presence, dropped, keep, scores, additional_forward_args=fields,
+                                       target=target, n_perturb_samples=robustness["infidelity_samples"],
+                                       normalize=True).reshape(-1))
+
+    def explanation(inputs, additional_forward_args, target):
+        inputs = inputs[0] if isinstance(inputs, tuple) else inputs
+        return (method(inputs, tuple(additional_forward_args), target).scores.detach(),)
+
+    noise = lambda k: k + (torch.rand_like(k) * 2 - 1) * radius * (k > 0).to(k.dtype)  # noqa: E731
+    state.sensitivity.append(sensitivity_max(explanation, keep, perturb_func=noise,
+                                             n_perturb_samples=robustness["sensitivity_samples"],
+                                             additional_forward_args=fields, target=target).reshape(-1))
+
+
+def timed(label: str, loader, step) -> float:
+    wall, cpu = time.perf_counter(), time.process_time()
+    documents = 0
+    for batch in loader:
+        with torch.enable_grad():
+            step(batch)
+        documents += batch.size
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(f"{label:<48} {documents} documents in {wall:7.1f} s ({cpu:7.1f} CPU s): {documents / wall:6.2f} documents/s")
+    return documents / wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", help="a trained run directory (e.g. a short G-RAT run on the embedded corpus)")
+    parser.add_argument("--documents", type=int, default=48, help="first N test documents (default 48)")
+    parser.add_argument("--batch-size", type=int, default=16, help="documents per batch after (default 16)")
+    parser.add_argument("--no-robustness", action="store_true", help="skip infidelity and sensitivity")
+    args = parser.parse_args()
+    torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+    run = RestoredRun(args.run)
+    corpus = run.corpus()
+    corpus = replace(corpus, test=corpus.test[:args.documents])
+    ids = [d.doc_id for d in corpus.test]
+    (seed, checkpoint), *_ = run.checkpoints().items()
+    model = run.load_model(checkpoint)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    samples = (0, 0) if args.no_robustness else (10, 3)
+    robustness = {"infidelity_samples": samples[0], "infidelity_drop": 0.25, "sensitivity_samples": samples[1],
+                  "sensitivity_radius": 0.02}
+    method = make_method("integrated_gradients", model, {})
+    print(f"{run.model_name} run {run.path} (seed {seed}), integrated_gradients, {len(ids)} test documents, "
+          f"{torch.get_num_threads()} thread(s), robustness metrics {'off' if args.no_robustness else 'on'}")
+
+    torch.manual_seed(0)
+    state = ExplanationRun(corpus.num_classes)
+    before = timed("before: one document per batch, captum metrics", run.loader(corpus, "test", model, 1),
+                   lambda batch: before_batch(method, model, batch, state, robustness))
+    state = ExplanationRun(corpus.num_classes)
+    after = timed(f"after: {args.batch_size} documents per batch",
+                  run.loader(corpus, "test", model, args.batch_size),
+                  lambda batch: explain_batch(method, model, batch, RATE, state, doc_ids=ids, **robustness))
+    print(f"speed-up: {after / before:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
