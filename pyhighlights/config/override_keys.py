@@ -22,7 +22,7 @@ from pyhighlights.config.errors import ConfigError
 def _is_group(key: str, groups: dict[str, str]) -> bool:
     from pyhighlights.config.hydra_schema import _config_dir
 
-    return key in groups or "/" in key or key.startswith("hydra") or (_config_dir() / key).is_dir()
+    return key in groups or "/" in key or key.split(".")[0] == "hydra" or (_config_dir() / key).is_dir()
 
 
 def _unknown_key(cfg: DictConfig, key: str, groups: dict[str, str]) -> str | None:
@@ -39,7 +39,7 @@ def _unknown_key(cfg: DictConfig, key: str, groups: dict[str, str]) -> str | Non
             close = difflib.get_close_matches(part, fields, n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
             return f"{key}: unknown field of {owner}; fields: {', '.join(fields)}{hint}"
-        node, path = node[part], [*path, part]
+        node, path = node._get_node(part), [*path, part]  # the node itself: no interpolation resolved
     return None
 
 
