@@ -46,7 +46,7 @@ def seeded_cache(tmp_path_factory):
     previous = os.environ.get("PYHIGHLIGHTS_CACHE")
     os.environ["PYHIGHLIGHTS_CACHE"] = str(directory)
     try:
-        catalogue._write(catalogue.cache_file(), catalogue._live_entries())
+        catalogue._write(catalogue.cache_file(), catalogue.catalogue().entries)  # live: the registry is loaded
     finally:
         os.environ.pop("PYHIGHLIGHTS_CACHE") if previous is None else os.environ.update(PYHIGHLIGHTS_CACHE=previous)
     return directory
