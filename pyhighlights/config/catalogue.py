@@ -137,18 +137,20 @@ class Catalogue:
 
 
 _LIVE: dict[frozenset, Catalogue] = {}
+_CACHED: dict[Path, Catalogue] = {}
 
 
 def catalogue() -> Catalogue:
     """The registry's data: live when the registry is loaded here, else cached (built and cached once)."""
     if not _registry_loaded():
         path = cache_file()
-        cached = _read(path)
-        if cached is not None:
-            return Catalogue(cached)
-        entries = _live_entries()
-        _write(path, entries)
-        return Catalogue(entries)
+        if path not in _CACHED:  # read once per process
+            entries = _read(path)
+            if entries is None:
+                entries = _live_entries()
+                _write(path, entries)
+            _CACHED[path] = Catalogue(entries)
+        return _CACHED[path]
     from pyhighlights import registry
 
     registered = frozenset((item.kind, item.name) for item in registry.entries())

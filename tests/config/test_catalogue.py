@@ -20,6 +20,7 @@ def cache(tmp_path, monkeypatch):
 def test_the_cached_catalogue_holds_every_registered_entry(cache):
     built = catalogue.catalogue()  # no cache yet: built from the registry and written
     assert catalogue.cache_file().is_file()
+    catalogue._CACHED.clear()  # as a new process would
     again = catalogue.catalogue()  # read back from the file
     assert again.entries == built.entries
     assert again.keys() == {(item.kind, item.name) for item in entries()}
@@ -32,6 +33,7 @@ def test_an_unreadable_cache_file_is_rebuilt(cache):
     path = catalogue.cache_file()
     path.parent.mkdir(parents=True)
     path.write_text("{not json")
+    catalogue._CACHED.clear()
     assert catalogue.catalogue().entry("model", "rnp")["name"] == "rnp"
     assert json.loads(path.read_text())["format"] == catalogue.FORMAT
 
