@@ -45,6 +45,17 @@ def quiet_known_warnings() -> None:
     warnings.filterwarnings("ignore", message="Checkpoint directory .* exists and is not empty")
     warnings.filterwarnings("ignore", message=".*isinstance.treespec, LeafSpec.*")
     warnings.filterwarnings("ignore", message="The number of training batches .* is smaller than the logging")
+    # Logged by Lightning at every checkpoint it saves; our checkpoints hold more than weights on purpose.
+    checkpoints = logging.getLogger("lightning.pytorch.trainer.connectors.checkpoint_connector")
+    if not any(isinstance(f, _WeightsOnlyNote) for f in checkpoints.filters):
+        checkpoints.addFilter(_WeightsOnlyNote())
+
+
+class _WeightsOnlyNote(logging.Filter):
+    """Drops Lightning's "`weights_only` was not set, defaulting to `False`" note, and only that."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("`weights_only` was not set")
 
 
 register_resolvers()  # also in processes that only unpickle a job (Hydra launchers)

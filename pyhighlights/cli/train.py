@@ -12,7 +12,8 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf, read_write
 
 from pyhighlights.cli.common import CONFIG_DIR, fail, prepare
-from pyhighlights.config.resolve import ConfigError
+from pyhighlights.cli.unclaimed import discarded_unless_claimed, note_existing_run_dirs
+from pyhighlights.config.errors import ConfigError
 
 log = logging.getLogger("pyhighlights")
 
@@ -57,15 +58,19 @@ def hydra_records(cfg: DictConfig) -> dict[str, str]:
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")
 def _train(cfg: DictConfig) -> float | None:
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    with discarded_unless_claimed(run_dir, Path(HydraConfig.get().runtime.cwd)):
+        return _train_into(cfg, run_dir)
+
+
+def _train_into(cfg: DictConfig, run_dir: Path) -> float | None:
     from pyhighlights.checkpoint_file import CheckpointRefused
     from pyhighlights.data.errors import CorpusFormatError
     from pyhighlights.training.guards import NonFiniteTraining
-    from pyhighlights.training.run import run
-
     from pyhighlights.training.resume import RunFinished, is_requeued_run, recorded_config
     from pyhighlights.training.rundir import RunDirectoryExists, RunWriteFailed
+    from pyhighlights.training.run import run
 
-    run_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         if cfg.get("resume") is not None:
             run_dir = Path(cfg.resume)
@@ -118,6 +123,7 @@ def _interrupt(signum, frame) -> None:
 
 def main() -> None:
     from pyhighlights.config.hydra_schema import group_overrides
+    from pyhighlights.config.override_keys import check_override_keys
 
     prepare()
     _refuse_file_run_dir(sys.argv[1:])
@@ -126,7 +132,9 @@ def main() -> None:
         if {"--help", "-h"} & set(sys.argv[1:]):
             _print_help([a for a in sys.argv[1:] if a not in ("--help", "-h")])
             return
+        check_override_keys(sys.argv[1:])  # before Hydra creates a run directory
     except ConfigError as error:
         fail(error)
+    note_existing_run_dirs(sys.argv[1:])
     signal.signal(signal.SIGTERM, _interrupt)  # a killed run records itself as interrupted
     _train()

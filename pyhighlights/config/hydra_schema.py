@@ -19,14 +19,13 @@ that name (Hydra refuses two configs of one name). :func:`help_text` is what
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
-from pyhighlights import registry
-from pyhighlights.config.resolve import ConfigError, schema
+from pyhighlights.config.catalogue import Catalogue, catalogue
+from pyhighlights.config.errors import ConfigError
 
 #: The run's sections chosen by group (the trainer's settings are YAML: pyhighlights/configs/trainer).
 SECTIONS = ("dataset", "model", "backbone", "embeddings")
@@ -42,57 +41,53 @@ def _has_yaml(group: str, name: str) -> bool:
     return (_config_dir() / group / f"{name}.yaml").is_file()
 
 
-def part_groups() -> dict[str, str]:
+def part_groups(known: Catalogue | None = None) -> dict[str, str]:
     """Every generated group -> the kind of its options: the sections, then every part's slots, nested."""
+    known = known or catalogue()
     kinds: dict[str, str] = {}
 
     def add(group: str, kind: str) -> None:
         if group in kinds:
             return
         kinds[group] = kind
-        for name in registry.available(kind):
-            for slot, key in registry.entry(kind, name).configuration.slots().items():
+        for name in known.available(kind):
+            for slot, key in known.entry(kind, name)["slots"].items():
                 if key is not None:
-                    add(f"{group}/{slot.replace('.', '/')}", key.name)
+                    add(f"{group}/{slot.replace('.', '/')}", key[0])
 
     for section in SECTIONS:
         add(section, section)
     return kinds
 
 
-@lru_cache(maxsize=None)
-def _schema(kind: str, name: str) -> dict:
-    return schema(kind, name)
-
-
-def _part_node(group: str, kind: str, name: str) -> dict:
+def _part_node(known: Catalogue, group: str, kind: str, name: str) -> dict:
     """The entry of option ``name`` in ``group``: its own fields, and a defaults list choosing its slots."""
-    configuration = registry.entry(kind, name).configuration
-    spec = _schema(kind, name)
-    slots = configuration.slots()
+    item = known.entry(kind, name)
+    spec = item["schema"]
+    slots = item["slots"]
     node = {key: value for key, value in spec.items() if key not in {slot.split(".")[0] for slot in slots}}
     defaults: list = []
-    presets = configuration.part_defaults()
+    presets = item["part_defaults"]
     for slot, key in slots.items():
         slot_group = slot.replace(".", "/")
         if key is None:
             defaults.append({slot_group: None})
             continue
-        defaults.append({slot_group: registry.part_of(key)[1]})
+        defaults.append({slot_group: key[1]})
         if slot in presets:
             hidden = f"part_defaults/{group}/{name}/{slot_group}"
             defaults.append({f"optional /{hidden}@{slot}": "${" + f"{group}/{slot_group}" + "}"})
     return {"defaults": ["_self_", *defaults], **node}
 
 
-def _part_defaults_entries(group: str, kind: str, name: str) -> list[tuple[str, str, dict]]:
+def _part_defaults_entries(known: Catalogue, group: str, kind: str, name: str) -> list[tuple[str, str, dict]]:
     """(hidden group, option, values): a slot's part defaults restricted to each option's fields."""
-    configuration = registry.entry(kind, name).configuration
+    item = known.entry(kind, name)
     out = []
-    for slot, values in configuration.part_defaults().items():
-        key = configuration.slots()[slot]
-        for option in registry.available(key.name):
-            fields = registry.entry(key.name, option).configuration.model_fields
+    for slot, values in item["part_defaults"].items():
+        slot_kind = item["slots"][slot][0]
+        for option in known.available(slot_kind):
+            fields = known.entry(slot_kind, option)["fields"]
             applicable = {field: value for field, value in values.items() if field in fields}
             if applicable:
                 out.append((f"part_defaults/{group}/{name}/{slot.replace('.', '/')}", option, applicable))
@@ -104,26 +99,26 @@ _STORED: set[tuple[str, str]] = set()
 
 def register_schemas() -> None:
     """Store every generated entry in Hydra's ConfigStore (again when parts were registered since)."""
-    registered = {(item.kind, item.name) for item in registry.entries()}
-    if registered == _STORED:
+    known = catalogue()
+    if known.keys() == _STORED:
         return
     store = ConfigStore.instance()
-    for item in registry.entries():
-        node = OmegaConf.create(_schema(item.kind, item.name))
+    for item in known.entries:
+        node = OmegaConf.create(item["schema"])
         # A configuration that accepts keys beyond its fields (the trainer: any lightning.Trainer argument)
         # checks them itself; Hydra must let `trainer.gradient_clip_val=1` through without a `+`.
-        if getattr(item.configuration, "open_keys", False):
+        if item["open_keys"]:
             OmegaConf.set_struct(node, False)
-        store.store(group=f"schema/{item.kind}", name=item.name, node=node)
-    for group, kind in part_groups().items():
-        for name in registry.available(kind):
+        store.store(group=f"schema/{item['kind']}", name=item["name"], node=node)
+    for group, kind in part_groups(known).items():
+        for name in known.available(kind):
             if _has_yaml(group, name):
                 continue
-            store.store(group=group, name=name, node=_part_node(group, kind, name))
-            for hidden, option, values in _part_defaults_entries(group, kind, name):
+            store.store(group=group, name=name, node=_part_node(known, group, kind, name))
+            for hidden, option, values in _part_defaults_entries(known, group, kind, name):
                 store.store(group=hidden, name=option, node=values)
     _STORED.clear()
-    _STORED.update(registered)
+    _STORED.update(known.keys())
 
 
 def _yaml_groups() -> list[str]:
@@ -144,7 +139,7 @@ def options(group: str, groups: dict[str, str] | None = None) -> list[str]:
     folder = _config_dir() / group
     yaml = {p.stem for p in folder.glob("*.yaml")} if folder.is_dir() else set()
     kind = (groups if groups is not None else part_groups()).get(group)
-    return sorted(yaml | set(registry.available(kind) if kind else ()))
+    return sorted(yaml | set(catalogue().available(kind) if kind else ()))
 
 
 def help_text(config_yaml: str) -> str:

@@ -22,12 +22,9 @@ from cinnamon.registry import RegistrationKey
 from cinnamon.utility.dependencies import DependencyShape
 
 from pyhighlights import registry
+from pyhighlights.config.errors import ConfigError
 
 Spec = dict[str, Any]
-
-
-class ConfigError(ValueError):
-    """An override or configuration that names a bad field or value."""
 
 
 def _shape(config, field_name: str) -> DependencyShape | None:

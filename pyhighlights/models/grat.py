@@ -113,6 +113,10 @@ class GRATConfig(RNPConfig):
 
 
 class GRAT(RNP):
+    #: What the per-epoch log line says of the first ``pretrain_epochs`` epochs, and the loss it shows.
+    warm_up_description: ClassVar[str] = "only the guider trains"
+    warm_up_loss: ClassVar[str] = "train/guider_loss"
+
     def __init__(self, *, guider, guider_losses, guider_lr=None, pretrain_epochs=10, decay=1e-4, guide_term="guide",
                  match_term="match", guide_target_mean="padded", predictor_pool="valid", shared_norm=True,
                  encoder_dropout=0.0, separate_predictor_encoder=True, backbone_factory, **rnp):

@@ -286,6 +286,9 @@ class AuxiliaryPretraining:
     """
 
     CHECKPOINT_KEY: ClassVar[str] = "pyhighlights_auxiliary"
+    #: What the per-epoch log line says of the pre-training epochs, and the loss it shows.
+    warm_up_description: ClassVar[str] = "only the auxiliary predictor trains, on the full text"
+    warm_up_loss: ClassVar[str] = "train/auxiliary_loss"
 
     def init_auxiliary(self, epochs: int, losses: Mapping[str, Any], path: str = "model.auxiliary_losses",
                        selection: str = "accuracy", frozen_mode: str = "eval") -> None:

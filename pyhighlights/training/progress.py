@@ -2,7 +2,10 @@
 
 On a terminal (stderr a TTY, no ``CI`` variable) training, evaluation and
 explanation show a progress bar counting documents; elsewhere (a cluster log,
-CI) bars are noise, so training prints one summary line per epoch instead.
+CI) bars are noise. Training prints one summary line per epoch either way
+(above the bar on a terminal). One name, one meaning: the *train selection
+rate* is the share of training words the selector kept (averaged over the
+epoch's documents), *val sparsity* the share of validation words it keeps.
 """
 from __future__ import annotations
 
@@ -81,10 +84,22 @@ class DocumentsProgressBar(TQDMProgressBar):
         super().on_predict_batch_end(trainer, pl_module, outputs, batch, batch_idx, dataloader_idx)
 
     def get_metrics(self, trainer, pl_module) -> dict[str, Any]:
-        metrics = super().get_metrics(trainer, pl_module)
+        metrics = {BAR_NAMES.get(name, name): value for name, value in super().get_metrics(trainer, pl_module).items()
+                   if not _undefined(value)}  # a metric the split cannot give (no human highlights) is left out
         if trainer.training:
             metrics["docs/s"] = f"{self.rate.per_second:.0f}"
         return metrics
+
+
+#: Names the bar shows for logged metrics whose logged name reads ambiguously.
+BAR_NAMES = {"train/selection_rate": "train selection rate"}
+
+
+def _undefined(value: Any) -> bool:
+    try:
+        return math.isnan(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def _value(metrics: dict, name: str) -> float:
@@ -97,9 +112,14 @@ def _shown(value: float) -> str:
 
 
 class EpochSummary(pl.Callback):
-    """Logs one line per training epoch (rank 0): time, mean train loss (over rank 0's
-    documents under DDP), validation accuracy, highlight F1 and selection rate (the
-    share of validation words selected)."""
+    """Logs one line per training epoch (rank 0): time, mean train loss and train selection rate (over rank
+    0's documents under DDP), validation accuracy, highlight F1 and sparsity.
+
+    In a warm-up epoch (before the model's ``first_scored_epoch``: G-RAT's guider, DAR's auxiliary predictor
+    train alone) the rationaliser does not train, so the line says that, with the warm-up part's loss
+    (the model's ``warm_up_loss``) instead of numbers of a selector that has not moved."""
+
+    MEANS = ("train/loss", "train/selection_rate")
 
     def __init__(self) -> None:
         # Also set here: a run resumed mid-epoch starts without on_train_epoch_start.
@@ -107,29 +127,49 @@ class EpochSummary(pl.Callback):
 
     def on_train_epoch_start(self, trainer, pl_module) -> None:
         self.began = time.perf_counter()
-        self.loss_sum, self.loss_documents = 0.0, 0
+        self.sums: dict[str, float] = {}
+        self.documents: dict[str, int] = {}
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        # train/loss is logged per step; weigh each step by its documents for the epoch mean
-        loss, size = trainer.callback_metrics.get("train/loss"), _batch_size(batch)
-        if loss is not None and size:
-            self.loss_sum += float(loss) * size
-            self.loss_documents += size
+        # values are logged per step; weigh each step by its documents for the epoch mean
+        size = _batch_size(batch)
+        for name in (*self.MEANS, getattr(pl_module, "warm_up_loss", None)):
+            value = trainer.callback_metrics.get(name) if name else None
+            if value is not None and size:
+                self.sums[name] = self.sums.get(name, 0.0) + float(value) * size
+                self.documents[name] = self.documents.get(name, 0) + size
+
+    def mean(self, name: str | None) -> float:
+        return self.sums[name] / self.documents[name] if name in self.documents else math.nan
+
+    def line(self, trainer, pl_module) -> str:
+        head = f"epoch {trainer.current_epoch + 1}/{trainer.max_epochs}: {time.perf_counter() - self.began:.1f} s"
+        first = getattr(pl_module, "first_scored_epoch", 0)
+        if trainer.current_epoch < first:
+            what = getattr(pl_module, "warm_up_description", "an auxiliary part trains alone")
+            loss_name = getattr(pl_module, "warm_up_loss", None)
+            loss = f", {loss_name.removeprefix('train/').replace('_', ' ')} {_shown(self.mean(loss_name))}" \
+                if loss_name else ""
+            return f"{head}, warm-up: {what}; the rationaliser is not training yet (from epoch {first + 1}){loss}"
+        metrics = trainer.callback_metrics
+        return (f"{head}, train loss {_shown(self.mean('train/loss'))}, "
+                f"train selection rate {_shown(self.mean('train/selection_rate'))}, "
+                f"val accuracy {_shown(_value(metrics, 'val/accuracy'))}, "
+                f"val highlight F1 {_shown(_value(metrics, 'val/highlight_f1'))}, "
+                f"val sparsity {_shown(_value(metrics, 'val/sparsity'))}")
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         if not trainer.is_global_zero or trainer.sanity_checking:
             return
-        metrics = trainer.callback_metrics
-        loss = self.loss_sum / self.loss_documents if self.loss_documents else math.nan
-        log.info("epoch %d/%d: %.1f s, train loss %s, val accuracy %s, val highlight F1 %s, selection rate %s",
-                 trainer.current_epoch + 1, trainer.max_epochs, time.perf_counter() - self.began, _shown(loss),
-                 _shown(_value(metrics, "val/accuracy")), _shown(_value(metrics, "val/highlight_f1")),
-                 _shown(_value(metrics, "val/sparsity")))
+        from tqdm import tqdm
+
+        with tqdm.external_write_mode(file=sys.stderr):  # above a progress bar, which is redrawn below it
+            log.info("%s", self.line(trainer, pl_module))
 
 
-def progress_callback(show_bar: bool) -> pl.Callback:
-    """The bar on a terminal, the per-epoch line otherwise."""
-    return DocumentsProgressBar() if show_bar else EpochSummary()
+def progress_callbacks(show_bar: bool) -> list[pl.Callback]:
+    """The per-epoch line, and the bar on a terminal."""
+    return [DocumentsProgressBar(), EpochSummary()] if show_bar else [EpochSummary()]
 
 
 def corpus_summary(corpus) -> str:

@@ -37,7 +37,7 @@ from pyhighlights.training.lightning_args import (arguments_for, check_clipping,
                                                   trainer_spec)
 from pyhighlights.training.lightning_objects import build_callbacks, build_loggers, validate_section
 from pyhighlights.training.manifest import write_manifest
-from pyhighlights.training.progress import corpus_summary, progress_callback
+from pyhighlights.training.progress import corpus_summary, progress_callbacks
 from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
 from pyhighlights.training.rundir import RunDirectory, RunWriteFailed, summarise, write_failure
 from pyhighlights.training.warmup import check_warmup
@@ -151,7 +151,7 @@ class Experiment:
         callbacks += [NonFiniteGuard(out_dir, [d.doc_id for d in self.corpus.train]), DivergenceWatch()]
         callbacks.append(PredictionWriter(out_dir / "predictions.jsonl", [d.doc_id for d in self.corpus.test],
                                           words=[d.tokens for d in self.corpus.test]))
-        callbacks.append(progress_callback(s.show_progress()))
+        callbacks.extend(progress_callbacks(s.show_progress()))
         callbacks.append(ModelDescription(self.description))
         callbacks += build_callbacks(self.specs.callbacks)
         kwargs = dict(

@@ -83,7 +83,34 @@ def test_bad_overrides_exit_with_the_field_named(tiny_beer_dir, tmp_path, overri
     result = train(*tiny_overrides(tiny_beer_dir), override, f"hydra.run.dir={tmp_path / 'bad'}", check=False)
     assert result.returncode != 0
     assert message in result.stderr
-    assert not (tmp_path / "bad" / "results.json").exists()
+    assert not (tmp_path / "bad").exists()  # the refused run leaves no directory behind
+
+
+@pytest.mark.parametrize("override, names", [
+    ("model.selector.temprature=0.5", "model.selector.temprature: unknown field of selector 'gumbel'; "
+                                      "fields: dropout, evaluation, temperature; did you mean temperature?"),
+    ("modle.lr=0.1", "modle.lr: unknown field of the config; fields: backbone, dataset, embeddings, logger, "
+                     "model, resume, seed, seeds, trainer; did you mean model?"),
+])
+def test_a_misspelt_field_exits_2_in_one_line_naming_the_fields(tmp_path, override, names):
+    result = run_script(SCRIPT.name, override, cwd=tmp_path, timeout=300)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"error: {names}"
+    assert list(tmp_path.iterdir()) == []  # no outputs/<date>/<time>/train.log
+
+
+def test_a_refused_run_keeps_a_directory_that_existed_and_whatever_an_earlier_run_left(tiny_beer_dir, tmp_path):
+    empty = tmp_path / "mine"
+    empty.mkdir()
+    result = train(*tiny_overrides(tiny_beer_dir), "model.lr=nan", f"hydra.run.dir={empty}", check=False)
+    assert result.returncode == 2 and empty.is_dir() and list(empty.iterdir()) == []
+    (tmp_path / "earlier").mkdir()
+    (tmp_path / "earlier" / "train.log").write_text("an earlier run's log\n")
+    (tmp_path / "earlier" / "notes.txt").write_text("kept\n")
+    result = train(*tiny_overrides(tiny_beer_dir), "model.lr=nan", f"hydra.run.dir={tmp_path / 'earlier'}",
+                   check=False)
+    assert result.returncode == 2
+    assert sorted(p.name for p in (tmp_path / "earlier").iterdir()) == ["notes.txt", "train.log"]
 
 
 def test_unknown_group_option_lists_the_available_ones(tmp_path):

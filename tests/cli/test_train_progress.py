@@ -10,8 +10,14 @@ from test_train_cli import train
 from pyhighlights.testing import tiny_overrides
 
 NUMBER = r"(\d+\.\d{3}|–)"
-EPOCH_LINE = re.compile(rf"epoch (\d+)/3: (\d+\.\d) s, train loss {NUMBER}, val accuracy {NUMBER}, "
-                        rf"val highlight F1 {NUMBER}, selection rate {NUMBER}$")
+
+
+def epoch_line(epochs: int) -> re.Pattern:
+    return re.compile(rf"epoch (\d+)/{epochs}: (\d+\.\d) s, train loss {NUMBER}, train selection rate {NUMBER}, "
+                      rf"val accuracy {NUMBER}, val highlight F1 {NUMBER}, val sparsity {NUMBER}$")
+
+
+EPOCH_LINE = epoch_line(3)
 
 
 def test_one_line_per_epoch_and_a_short_corpus_line(tiny_beer_dir, tmp_path):
@@ -27,9 +33,10 @@ def test_one_line_per_epoch_and_a_short_corpus_line(tiny_beer_dir, tmp_path):
     rows = [r for r in csv.DictReader((run_dir / "metrics.csv").open()) if r.get("val/accuracy")]
     assert len(rows) == 3
     for match, row in zip(lines, rows):
-        assert float(match.group(4)) == round(float(row["val/accuracy"]), 3)
-        assert float(match.group(6)) == round(float(row["val/sparsity"]), 3)
+        assert float(match.group(5)) == round(float(row["val/accuracy"]), 3)
+        assert float(match.group(7)) == round(float(row["val/sparsity"]), 3)
         assert float(match.group(3)) > 0  # a mean cross-entropy + penalties, never 0 on random weights
+        assert 0 < float(match.group(4)) < 1  # the share of training words kept
     assert "it/s" not in output and "\r" not in output  # no progress bar in a log file
 
     # the corpus at start-up: one readable line; the counts dictionary is only in the manifest
@@ -86,7 +93,10 @@ def test_a_terminal_gets_a_bar_with_documents_per_second(tiny_beer_dir, tmp_path
     overrides = [o for o in tiny_overrides(tiny_beer_dir) if not o.startswith("trainer.progress_bar")]
     output = _run_in_terminal([str(SCRIPT), *overrides, f"hydra.run.dir={tmp_path / 'run'}"])
     assert re.search(r"docs/s=\d+", output), output[-3000:]
-    assert not EPOCH_LINE.search(output)  # the bar replaces the per-epoch line
+    assert re.search(r"train selection rate=\d", output)  # the bar's name for train/selection_rate
+    # the per-epoch line stays, on a line of its own above the bar
+    assert len([line for line in re.split(r"[\r\n]", output) if epoch_line(1).search(line)]) == 1, output[-3000:]
+    assert "nan" not in output
 
 
 def test_evaluation_bar_counts_documents(monkeypatch, capsys):

@@ -67,3 +67,11 @@ def test_schedule_note_says_which_and_why():
     assert "embedded synthetic corpus" in compose_config(["model=grat"]).schedule
     note = compose_config(["model=grat", "dataset=hotel", "dataset.aspect=service"]).schedule
     assert "Hotel aspect service" in note and "100 epochs" in note
+
+
+def test_schedule_note_gives_the_numbers_the_run_uses():
+    note = compose_config(["model=grat", "model.pretrain_epochs=1", "trainer.max_epochs=5"]).schedule
+    assert "5 epochs, guider alone for the first 1," in note
+    assert "guider alone for the first 2," in compose_config(["model=grat"]).schedule
+    assert "guider alone for the first 4" in compose_config(["model=grat", "dataset=beer", "dataset.aspect=aroma",
+                                                              "model.pretrain_epochs=4"]).schedule

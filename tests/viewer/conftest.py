@@ -16,7 +16,7 @@ def _executable(*names: str) -> str:
         if found:
             return found
     pytest.fail(f"none of {', '.join(names)} is installed: apt-get install chromium chromium-driver "
-                f"(.ci/run does it)", pytrace=False)
+                f"(scripts/test.sh does it)", pytrace=False)
 
 
 @pytest.fixture

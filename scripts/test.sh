@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The test command of the README and of CI: installs what the browser tests need when it is missing, then runs
+# the default test set and the tests marked slow, each in two worker processes with one thread each.
+#
+#   scripts/test.sh                  # both sets (CI runs exactly this)
+#   scripts/test.sh tests/viewer -x  # extra arguments go to both pytest runs
+#
+# PYTHON=/path/to/python picks another interpreter (default: .venv/bin/python, the README's virtual environment).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-.venv/bin/python}
+
+if [ ! -x "$PYTHON" ]; then
+    echo "scripts/test.sh: $PYTHON not found; create the environment first:" >&2
+    echo "  python3 -m venv .venv && .venv/bin/pip install -c constraints.txt -e \".[dev]\"" >&2
+    exit 1
+fi
+
+have_browser() {
+    { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; } && command -v chromedriver >/dev/null
+}
+
+# The HTML viewer's tests drive headless Chromium through its driver (Debian packages chromium, chromium-driver).
+if ! have_browser; then
+    if ! command -v apt-get >/dev/null; then
+        echo "scripts/test.sh: Chromium and chromedriver are missing and there is no apt-get to install them;" >&2
+        echo "  install both with your package manager (the viewer tests fail without them), then rerun." >&2
+        exit 1
+    fi
+    if [ "$(id -u)" -eq 0 ]; then
+        SUDO=()
+    elif command -v sudo >/dev/null; then
+        SUDO=(sudo)
+    else
+        echo "scripts/test.sh: Chromium and chromedriver are missing; installing them needs root and there is no" >&2
+        echo "  sudo: as root run  apt-get install chromium chromium-driver  then rerun." >&2
+        exit 1
+    fi
+    echo "scripts/test.sh: installing chromium and chromium-driver (apt-get) for the viewer tests" >&2
+    if ! { "${SUDO[@]}" apt-get update -qq &&
+           "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } ||
+       ! have_browser; then
+        echo "scripts/test.sh: could not install chromium and chromium-driver with apt-get (see above);" >&2
+        echo "  install them yourself, then rerun." >&2
+        exit 1
+    fi
+fi
+
+# One CPU thread per process (README, "Threads"); exit status 5 means the arguments selected no test of that set.
+run_pytest() {
+    OMP_NUM_THREADS=1 "$PYTHON" -m pytest -q -n 2 "$@"
+    local status=$?
+    [ "$status" -eq 5 ] && return 0
+    return "$status"
+}
+
+run_pytest "$@"; default=$?
+run_pytest -m slow "$@"; slow=$?
+[ "$default" -eq 0 ] && [ "$slow" -eq 0 ]
