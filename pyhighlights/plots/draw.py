@@ -5,6 +5,7 @@ import logging
 from pathlib import Path
 
 from pyhighlights.plots.series import highlight_positions, read_metrics_csv, training_series
+from pyhighlights.training.faults import fault_point
 
 log = logging.getLogger("pyhighlights")
 
@@ -89,6 +90,7 @@ def plot_run(folder: str | Path, sparsity_target: float | None = None) -> list[P
         path = out / _FILES[name]
         _curves_figure(name, series, sparsity_target).savefig(path, dpi=100)
         written.append(path)
+        fault_point("plots")
     predictions = folder / "predictions.jsonl"
     if predictions.is_file():
         from pyhighlights.viewer.runs import read_jsonl

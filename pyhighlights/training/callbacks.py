@@ -8,6 +8,8 @@ import lightning.pytorch as pl
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 
+from pyhighlights.training.faults import fault_point
+
 
 def _warming_up(trainer: pl.Trainer, module: pl.LightningModule) -> bool:
     return trainer.current_epoch < getattr(module, "first_scored_epoch", 0)
@@ -137,3 +139,17 @@ class PredictionWriter(pl.Callback):
                 record["words"] = self.words[row["sample"]]
             lines.append(json.dumps(record) + "\n")
         write_file_atomic(self.path, "".join(lines))
+        fault_point("predictions")
+
+
+class FaultPoints(pl.Callback):
+    """The training-loop events of :mod:`pyhighlights.training.faults` (a test hook; added only when asked for)."""
+
+    def on_train_epoch_start(self, trainer, pl_module):
+        fault_point("epoch_start")
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        fault_point("train_batch")
+
+    def on_test_batch_start(self, trainer, pl_module, batch, batch_idx, dataloader_idx=0):
+        fault_point("test_batch")

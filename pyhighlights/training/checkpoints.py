@@ -20,11 +20,23 @@ from pathlib import Path
 
 import lightning.pytorch as pl
 import torch
+from lightning.pytorch.callbacks import Checkpoint
+
+from pyhighlights.training.faults import fault_point
 
 LAST = "last.ckpt"
 
 
-class LastCheckpoint(pl.Callback):
+class LastCheckpoint(Checkpoint):
+    """Writes ``last.ckpt``.
+
+    A :class:`~lightning.pytorch.callbacks.Checkpoint` subclass so that Lightning calls it after every
+    other callback, the best-checkpoint and early-stopping ones included (it orders checkpoint callbacks
+    last and calls them after the module's own epoch-end hook): the snapshot then holds this epoch's
+    selection decisions, not the previous epoch's. It must be listed after the best-checkpoint callback,
+    which ``trainer.checkpoint_callback`` (the first checkpoint callback) has to return.
+    """
+
     def __init__(self, dirpath: Path | str, every_n_steps: int = 0):
         self.path = Path(dirpath) / LAST
         self.every_n_steps = every_n_steps
@@ -36,6 +48,7 @@ class LastCheckpoint(pl.Callback):
 
     def on_train_epoch_end(self, trainer, pl_module):
         self.save(trainer)
+        fault_point("epoch_end")
 
     def save(self, trainer: pl.Trainer) -> None:
         temporary = self.path.with_name(f".{self.path.name}.tmp")
@@ -43,6 +56,7 @@ class LastCheckpoint(pl.Callback):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         trainer.save_checkpoint(temporary)  # every rank takes part; rank 0 writes
         if trainer.is_global_zero:
+            fault_point("checkpoint_write")
             os.replace(temporary, self.path)
 
 

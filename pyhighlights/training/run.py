@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,12 +24,13 @@ from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.data.inputs import prepare_inputs
 from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
-from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
-                                             WarmupAwareEarlyStopping, check_monitors)
+from pyhighlights.training.callbacks import (BandSelectionCheckpoint, FaultPoints, PredictionWriter,
+                                             WarmupAwareCheckpoint, WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.description import ModelDescription, describe
 from pyhighlights.training.draws import score_over_draws
+from pyhighlights.training.faults import VARIABLE as FAULT_VARIABLE, fault_point
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
 from pyhighlights.training.lightning_args import (arguments_for, check_clipping, check_fits_model, trainer_settings,
                                                   trainer_spec)
@@ -145,6 +147,8 @@ class Experiment:
         callbacks.append(progress_callback(s.show_progress()))
         callbacks.append(ModelDescription(self.description))
         callbacks += build_callbacks(self.specs.callbacks)
+        if os.environ.get(FAULT_VARIABLE):
+            callbacks.append(FaultPoints())
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,
@@ -274,6 +278,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
             write_manifest(directory.path / "manifest.json", specs=specs.as_dict(), seeds=seeds, command=command,
                            data_files=experiment.source.files(), corpus_info=experiment.corpus.info,
                            inputs_info=experiment.inputs.info, slurm_job=slurm_job())
+            fault_point("claimed")
         for seed in seeds:
             if str(seed) in directory.seeds:
                 continue
@@ -285,6 +290,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
                                             restart=resume and checkpoint is None)
             if rank_zero:
                 directory.add_seed(seed, metrics, experiment.warnings)
+                fault_point("results")
                 # After the results are written: a plotting failure is only a warning.
                 plot_run_safely(out_dir, sparsity_target(specs.model))
     except (KeyboardInterrupt, SystemExit) as stop:
