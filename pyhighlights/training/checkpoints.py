@@ -75,3 +75,27 @@ def latest_checkpoint(out_dir: Path | str) -> Path | None:
         return None
     # The most training wins; on a tie the epoch-end last.ckpt (listed first) is preferred.
     return max(candidates, key=_global_step)
+
+
+def _referenced(state) -> set[str]:
+    """File names of the ``best_model_path`` entries anywhere in a snapshot's callback states."""
+    if isinstance(state, dict):
+        names = {Path(state["best_model_path"]).name} if isinstance(state.get("best_model_path"), str) \
+            and state["best_model_path"] else set()
+        return names.union(*(_referenced(value) for value in state.values()))
+    return set()
+
+
+def remove_unreferenced_best(directory: Path | str, snapshot: dict | None) -> list[Path]:
+    """Delete the ``best-*.ckpt`` files in ``directory`` that the resume snapshot does not name as its best.
+
+    A run killed after writing a new best checkpoint but before its next snapshot leaves a file the
+    resumed run knows nothing of; it retrains that epoch and writes its own choice. Left behind, the
+    old file would make the run directory hold two best checkpoints. ``snapshot`` None (a restart from
+    the beginning) removes them all.
+    """
+    keep = _referenced(snapshot.get("callbacks", {})) if snapshot is not None else set()
+    removed = [path for path in sorted(Path(directory).glob("best-*.ckpt")) if path.name not in keep]
+    for path in removed:
+        path.unlink()
+    return removed

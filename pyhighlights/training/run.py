@@ -26,7 +26,7 @@ from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
 from pyhighlights.training.callbacks import (BandSelectionCheckpoint, FaultPoints, PredictionWriter,
                                              WarmupAwareCheckpoint, WarmupAwareEarlyStopping, check_monitors)
-from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
+from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint, remove_unreferenced_best
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.description import ModelDescription, describe
 from pyhighlights.training.draws import score_over_draws
@@ -174,14 +174,14 @@ class Experiment:
         datamodule = self.datamodule(seed)
         model = self.model()
         if (resume_from is not None or restart) and _global_zero():
-            # Rows logged after the checkpoint are logged again by the resumed run.
-            rows = 0 if resume_from is None else \
-                torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True).get(ROWS_KEY)
+            snapshot = None if resume_from is None else \
+                torch.load(resume_from, map_location="cpu", weights_only=False, mmap=True)
+            # Rows logged after the snapshot are logged again by the resumed run.
+            rows = 0 if snapshot is None else snapshot.get(ROWS_KEY)
             if rows is not None:
                 truncate_after(out_dir / "metrics.csv", rows)
-        if restart:
-            for stale in (out_dir / "checkpoints").glob("best-*.ckpt"):
-                stale.unlink()  # the interrupted attempt's; this one chooses its own
+            # Best checkpoints written after the snapshot are chosen again (or not) by the resumed run.
+            remove_unreferenced_best(out_dir / "checkpoints", snapshot)
         trainer = self.trainer(out_dir, model, **trainer_overrides)
         trainer.fit(model, datamodule=datamodule, ckpt_path=resume_from)
         checkpoint = trainer.checkpoint_callback
@@ -280,9 +280,12 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
                            inputs_info=experiment.inputs.info, slurm_job=slurm_job())
             fault_point("claimed")
         for seed in seeds:
-            if str(seed) in directory.seeds:
-                continue
             out_dir = directory.seed_dir(seed, several=len(seeds) > 1)
+            if str(seed) in directory.seeds:
+                if rank_zero:
+                    # Its results are final; the plots after them may have been cut short: drawn again.
+                    plot_run_safely(out_dir, sparsity_target(specs.model))
+                continue
             checkpoint = latest_checkpoint(out_dir) if resume else None
             if resume:
                 log.info("seed %d: resuming from %s", seed, checkpoint or "the start (no checkpoint was written)")
