@@ -29,8 +29,9 @@ def new_figure(width: float = 6.4, height: float = 4.0):
 
 def _draw_series(axes, series: dict, colours: dict[str, str] | None = None) -> None:
     for label, (epochs, values) in series.items():
-        # Train solid, validation dashed; one colour per quantity when given.
-        axes.plot(epochs, values, marker="o", markersize=3, label=label, linestyle="--" if label.startswith("val/")
+        # Train solid, validation dashed; one colour per quantity when given. metrics.csv counts epochs from 0
+        # (Lightning's numbering); the axis from 1, as the log and the checkpoint names do.
+        axes.plot([e + 1 for e in epochs], values, marker="o", markersize=3, label=label, linestyle="--" if label.startswith("val/")
                   else "-", color=(colours or {}).get(label.split("/", 1)[1]))
     axes.set_xlabel("epoch")
     axes.xaxis.get_major_locator().set_params(integer=True)

@@ -230,12 +230,13 @@ def _band_centre(settings, model) -> float:
     return term.target
 
 
-def _epoch_of(path: str | None) -> float:
+def _epoch_of(path: str | None) -> int | float:
+    """The epoch of a ``best-epoch=N[-vK].ckpt`` path, counted from 1; NaN (null in results.json) when none."""
     if not path:
         return float("nan")
     stem = Path(path).stem
     try:
-        return float(stem.split("epoch=")[1].split("-")[0])
+        return int(stem.split("epoch=")[1].split("-")[0])
     except (IndexError, ValueError):
         return float("nan")
 

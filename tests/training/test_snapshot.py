@@ -42,11 +42,12 @@ def test_the_last_snapshot_holds_the_selection_state_of_its_own_epoch(monitored_
     checkpoint = next(v for k, v in states.items() if k.startswith("WarmupAwareCheckpoint"))
     stopping = next(v for k, v in states.items() if k.startswith("WarmupAwareEarlyStopping"))
     # As of the end of the last epoch: its score was already compared with the best.
-    assert checkpoint["best_model_path"].endswith(f"best-epoch={best}.ckpt")
+    # Epochs are counted from 1 in file names and in results.json.
+    assert checkpoint["best_model_path"].endswith(f"best-epoch={best + 1}.ckpt")
     assert float(checkpoint["best_model_score"]) == pytest.approx(losses[best])
     assert float(stopping["best_score"]) == pytest.approx(losses[best])
     assert stopping["wait_count"] == since_best
-    assert json.loads((monitored_run / "results.json").read_text())["seeds"]["0"]["best_epoch"] == best
+    assert json.loads((monitored_run / "results.json").read_text())["seeds"]["0"]["best_epoch"] == best + 1
 
 
 def test_best_checkpoints_the_snapshot_does_not_name_are_removed(tmp_path):
