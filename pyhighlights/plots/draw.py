@@ -5,6 +5,7 @@ import logging
 from pathlib import Path
 
 from pyhighlights.plots.series import highlight_positions, read_metrics_csv, training_series
+from pyhighlights.training.faults import fault_point
 
 log = logging.getLogger("pyhighlights")
 
@@ -28,8 +29,9 @@ def new_figure(width: float = 6.4, height: float = 4.0):
 
 def _draw_series(axes, series: dict, colours: dict[str, str] | None = None) -> None:
     for label, (epochs, values) in series.items():
-        # Train solid, validation dashed; one colour per quantity when given.
-        axes.plot(epochs, values, marker="o", markersize=3, label=label, linestyle="--" if label.startswith("val/")
+        # Train solid, validation dashed; one colour per quantity when given. metrics.csv counts epochs from 0
+        # (Lightning's numbering); the axis from 1, as the log and the checkpoint names do.
+        axes.plot([e + 1 for e in epochs], values, marker="o", markersize=3, label=label, linestyle="--" if label.startswith("val/")
                   else "-", color=(colours or {}).get(label.split("/", 1)[1]))
     axes.set_xlabel("epoch")
     axes.xaxis.get_major_locator().set_params(integer=True)
@@ -89,6 +91,7 @@ def plot_run(folder: str | Path, sparsity_target: float | None = None) -> list[P
         path = out / _FILES[name]
         _curves_figure(name, series, sparsity_target).savefig(path, dpi=100)
         written.append(path)
+        fault_point("plots")
     predictions = folder / "predictions.jsonl"
     if predictions.is_file():
         from pyhighlights.viewer.runs import read_jsonl

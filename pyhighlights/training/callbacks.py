@@ -8,6 +8,8 @@ import lightning.pytorch as pl
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 
+from pyhighlights.training.faults import fault_point
+
 
 def _warming_up(trainer: pl.Trainer, module: pl.LightningModule) -> bool:
     return trainer.current_epoch < getattr(module, "first_scored_epoch", 0)
@@ -25,11 +27,23 @@ class _SkipsWarmup:
             super().on_train_epoch_end(trainer, pl_module)
 
 
+def counted_from_one(epoch: int) -> int:
+    """The epoch number a user reads (the log's ``epoch N/M``, ``best-epoch=N.ckpt``, the plots, results.json's
+    ``best_epoch``): Lightning's ``current_epoch`` counts from 0."""
+    return int(epoch) + 1
+
+
 class WarmupAwareCheckpoint(_SkipsWarmup, ModelCheckpoint):
     """Best-checkpoint selection that ignores epochs before ``first_scored_epoch``.
 
-    (G-RAT's guider-only epochs say nothing about the rationaliser.)
+    (G-RAT's guider-only epochs say nothing about the rationaliser.) ``{epoch}`` in its file name counts
+    from 1, as the run's log does.
     """
+
+    def format_checkpoint_name(self, metrics, filename=None, ver=None, prefix=None):
+        if "epoch" in metrics:
+            metrics = {**metrics, "epoch": counted_from_one(metrics["epoch"])}
+        return super().format_checkpoint_name(metrics, filename=filename, ver=ver, prefix=prefix)
 
 
 class WarmupAwareEarlyStopping(_SkipsWarmup, EarlyStopping):
@@ -80,7 +94,7 @@ class BandSelectionCheckpoint(ModelCheckpoint):
         if not self.rule.keep(float(metrics[self.accuracy_key]), float(metrics[self.rate_key])):
             return
         previous = self.best_model_path
-        path = str(Path(self.dirpath) / f"best-epoch={trainer.current_epoch}.ckpt")
+        path = str(Path(self.dirpath) / f"best-epoch={counted_from_one(trainer.current_epoch)}.ckpt")
         self._save_checkpoint(trainer, path)
         self.best_model_path = path
         self.kept_epochs.append(trainer.current_epoch)
@@ -137,3 +151,17 @@ class PredictionWriter(pl.Callback):
                 record["words"] = self.words[row["sample"]]
             lines.append(json.dumps(record) + "\n")
         write_file_atomic(self.path, "".join(lines))
+        fault_point("predictions")
+
+
+class FaultPoints(pl.Callback):
+    """The training-loop events of :mod:`pyhighlights.training.faults` (a test hook; added only when asked for)."""
+
+    def on_train_epoch_start(self, trainer, pl_module):
+        fault_point("epoch_start")
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        fault_point("train_batch")
+
+    def on_test_batch_start(self, trainer, pl_module, batch, batch_idx, dataloader_idx=0):
+        fault_point("test_batch")

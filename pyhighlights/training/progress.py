@@ -60,6 +60,8 @@ class DocumentsProgressBar(TQDMProgressBar):
     def on_train_epoch_start(self, trainer, *args) -> None:
         self.rate.start()
         super().on_train_epoch_start(trainer, *args)
+        # Lightning's bar says "Epoch 0"; the log and the checkpoint names count from 1.
+        self.train_progress_bar.set_description(f"Epoch {trainer.current_epoch + 1}/{trainer.max_epochs}")
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         self.rate.add(_batch_size(batch))

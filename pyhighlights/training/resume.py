@@ -64,7 +64,10 @@ def check_resumable(run_dir: Path | str, seeds: list[int]) -> None:
         status = {}
     done = set(json.loads((run_dir / "results.json").read_text()).get("seeds", {})) \
         if (run_dir / "results.json").is_file() else set()
-    if status.get("state") == "finished" or {str(s) for s in seeds} <= done:
+    # A run that records its state is finished when it says so: one killed after its last results were
+    # written still has its plots and final state to write. A run from before states were recorded is
+    # finished when every seed has results.
+    if status.get("state") == "finished" or (not status and {str(s) for s in seeds} <= done):
         raise RunFinished(f"{run_dir}: this run has finished; its results are never replaced — start a new run "
                           "to train more")
     pid, host = status.get("pid"), status.get("host")

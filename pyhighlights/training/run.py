@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -25,13 +26,14 @@ from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.data.inputs import prepare_inputs
 from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
-from pyhighlights.training.callbacks import (BandSelectionCheckpoint, PredictionWriter, WarmupAwareCheckpoint,
-                                             WarmupAwareEarlyStopping, check_monitors)
+from pyhighlights.training.callbacks import (BandSelectionCheckpoint, FaultPoints, PredictionWriter,
+                                             WarmupAwareCheckpoint, WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.checkpoint_io import SafeCheckpointIO
-from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint
+from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint, remove_unreferenced_best
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.description import ModelDescription, describe
 from pyhighlights.training.draws import score_over_draws
+from pyhighlights.training.faults import VARIABLE as FAULT_VARIABLE, fault_point
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
 from pyhighlights.training.lightning_args import (arguments_for, check_clipping, check_fits_model, trainer_settings,
                                                   trainer_spec)
@@ -154,6 +156,8 @@ class Experiment:
         callbacks.extend(progress_callbacks(s.show_progress()))
         callbacks.append(ModelDescription(self.description))
         callbacks += build_callbacks(self.specs.callbacks)
+        if os.environ.get(FAULT_VARIABLE):
+            callbacks.append(FaultPoints())
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,
@@ -182,14 +186,13 @@ class Experiment:
         datamodule = self.datamodule(seed)
         model = self.model()
         if (resume_from is not None or restart) and _global_zero():
-            # Rows logged after the checkpoint are logged again by the resumed run.
-            rows = 0 if resume_from is None else \
-                read_checkpoint(resume_from, mmap=True).get(ROWS_KEY)
+            snapshot = None if resume_from is None else read_checkpoint(resume_from, mmap=True)
+            # Rows logged after the snapshot are logged again by the resumed run.
+            rows = 0 if snapshot is None else snapshot.get(ROWS_KEY)
             if rows is not None:
                 truncate_after(out_dir / "metrics.csv", rows)
-        if restart:
-            for stale in (out_dir / "checkpoints").glob("best-*.ckpt"):
-                stale.unlink()  # the interrupted attempt's; this one chooses its own
+            # Best checkpoints written after the snapshot are chosen again (or not) by the resumed run.
+            remove_unreferenced_best(out_dir / "checkpoints", snapshot)
         trainer = self.trainer(out_dir, model, **trainer_overrides)
         trainer.fit(model, datamodule=datamodule, ckpt_path=resume_from)
         checkpoint = trainer.checkpoint_callback
@@ -238,12 +241,13 @@ def _band_centre(settings, model) -> float:
     return term.target
 
 
-def _epoch_of(path: str | None) -> float:
+def _epoch_of(path: str | None) -> int | float:
+    """The epoch of a ``best-epoch=N[-vK].ckpt`` path, counted from 1; NaN (null in results.json) when none."""
     if not path:
         return float("nan")
     stem = Path(path).stem
     try:
-        return float(stem.split("epoch=")[1].split("-")[0])
+        return int(stem.split("epoch=")[1].split("-")[0])
     except (IndexError, ValueError):
         return float("nan")
 
@@ -290,10 +294,14 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
             write_manifest(directory.path / "manifest.json", specs=specs.as_dict(), seeds=seeds, command=command,
                            data_files=experiment.source.files(), corpus_info=experiment.corpus.info,
                            inputs_info=experiment.inputs.info, slurm_job=slurm_job())
+            fault_point("claimed")
         for seed in seeds:
-            if str(seed) in directory.seeds:
-                continue
             out_dir = directory.seed_dir(seed, several=len(seeds) > 1)
+            if str(seed) in directory.seeds:
+                if rank_zero:
+                    # Its results are final; the plots after them may have been cut short: drawn again.
+                    plot_run_safely(out_dir, sparsity_target(specs.model))
+                continue
             checkpoint = latest_checkpoint(out_dir) if resume else None
             if resume:
                 log.info("seed %d: resuming from %s", seed, checkpoint or "the start (no checkpoint was written)")
@@ -301,6 +309,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
                                             restart=resume and checkpoint is None)
             if rank_zero:
                 directory.add_seed(seed, metrics, experiment.warnings)
+                fault_point("results")
                 # After the results are written: a plotting failure is only a warning.
                 plot_run_safely(out_dir, sparsity_target(specs.model))
     except (KeyboardInterrupt, SystemExit) as stop:

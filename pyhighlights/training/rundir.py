@@ -185,7 +185,9 @@ class RunDirectory:
         return self.path / f"seed{seed}" if several else self.path
 
     def add_seed(self, seed: int, metrics: dict[str, float], warnings: list[dict[str, Any]] | None = None) -> None:
-        self.seeds[str(seed)] = {k: float(v) for k, v in metrics.items()}
+        # Counts (best_epoch) stay integers; every other value is a float.
+        self.seeds[str(seed)] = {k: v if isinstance(v, int) and not isinstance(v, bool) else float(v)
+                                 for k, v in metrics.items()}
         if warnings:
             self.warnings[str(seed)] = list(warnings)
         payload = {"seeds": {k: {m: _clean(v) for m, v in vals.items()} for k, vals in self.seeds.items()},

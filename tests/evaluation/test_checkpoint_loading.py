@@ -34,7 +34,7 @@ def test_a_fresh_process_without_the_corpus_reproduces_the_run_predictions(tiny_
     run = tiny_runs["rnp"] / "seed0"  # trained one epoch: the best checkpoint is the last one
     rows = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
     checkpoints = sorted(str(p) for p in (run / "checkpoints").glob("*.ckpt"))
-    assert [Path(p).name for p in checkpoints] == ["best-epoch=0.ckpt", "last.ckpt"]
+    assert [Path(p).name for p in checkpoints] == ["best-epoch=1.ckpt", "last.ckpt"]
     corpus, away = tiny_runs["corpus"], tmp_path / "corpus-moved-away"
     shutil.move(corpus, away)
     try:

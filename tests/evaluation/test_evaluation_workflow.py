@@ -75,7 +75,7 @@ def test_clis_report_mistakes_without_a_traceback(tiny_runs, tmp_path, capsys):
 
 
 def test_evaluate_takes_a_checkpoint_path_with_an_equals_sign_and_hydra_overrides(tiny_runs, capsys):
-    checkpoint = tiny_runs["rnp"] / "seed1" / "checkpoints" / "best-epoch=0.ckpt"
+    checkpoint = tiny_runs["rnp"] / "seed1" / "checkpoints" / "best-epoch=1.ckpt"
     assert evaluate_main([str(checkpoint), f"dataset.data_dir={tiny_runs['other']}", "split=val"]) == 0
     out_dir = tiny_runs["rnp"] / "evaluation" / "validation-other"  # the tag is made from the field changed
     payload = json.loads((out_dir / "metrics.json").read_text())

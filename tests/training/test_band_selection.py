@@ -38,8 +38,9 @@ def test_checkpoint_keeps_the_last_kept_epoch_and_ignores_warmup(tmp_path):
     trainer.fit(scripted_validation(1, LOGGED))
     assert trainer.checkpoint_callback is checkpoint
     assert checkpoint.kept_epochs == KEPT_FROM_1
-    assert checkpoint.best_model_path.endswith("best-epoch=7.ckpt")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["best-epoch=7.ckpt"]
+    # index 7 is the last kept epoch; file names count epochs from 1
+    assert checkpoint.best_model_path.endswith("best-epoch=8.ckpt")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["best-epoch=8.ckpt"]
 
 
 def test_without_warmup_awareness_epoch_zero_would_have_been_kept(tmp_path):

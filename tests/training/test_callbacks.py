@@ -23,9 +23,10 @@ def fit(tmp_path, first_scored_epoch, patience=None):
 
 def test_best_checkpoint_skips_warmup_epochs(tmp_path):
     _, checkpoint = fit(tmp_path / "a", first_scored_epoch=2)
-    assert checkpoint.best_model_path.endswith("best-epoch=3.ckpt")  # 0.5 is the best loss from epoch 2 on
+    # 0.5 (index 3) is the best loss from index 2 on; file names count epochs from 1
+    assert checkpoint.best_model_path.endswith("best-epoch=4.ckpt")
     _, plain = fit(tmp_path / "b", first_scored_epoch=0)
-    assert plain.best_model_path.endswith("best-epoch=0.ckpt")
+    assert plain.best_model_path.endswith("best-epoch=1.ckpt")
 
 
 def test_early_stopping_counts_from_the_first_scored_epoch(tmp_path):
