@@ -43,6 +43,12 @@ def train(model, out_dir, **strategy):
     trainer.fit(model, datamodule=FixedBatches())
 
 
+# A bias added to every score before a softmax has an exactly zero gradient (softmax is shift-invariant);
+# what autograd returns for it is rounding noise, which Adam scales up to steps of about the learning rate
+# with a sign that depends on summation order. Their values say nothing about DDP's averaging.
+SOFTMAX_SHIFTS = {"guider.scorer.2.bias", "guider.pool_scorer.3.bias"}
+
+
 def test_ddp_equals_single_process(tiny_beer_dir, tmp_path):
     original = selectors.hard_gumbel_mask
     cfg = compose_config(tiny_overrides(
@@ -65,6 +71,8 @@ def test_ddp_equals_single_process(tiny_beer_dir, tmp_path):
     moved = 0
     for name, value in single.items():
         assert torch.equal(rank0[name], rank1[name]), f"{name} differs between ranks"
+        if name in SOFTMAX_SHIFTS:
+            continue
         assert torch.allclose(rank0[name].float(), value.float(), atol=2e-5), f"{name}: DDP != single process"
         moved += not torch.equal(value, initial[name])
     assert moved > 10  # the comparison is about parameters that actually trained
