@@ -36,11 +36,12 @@ def padded_batch(model):
 
 
 class StepRecorder(pl.Callback):
-    """Per optimiser step: each stepped parameter's gradient norm; per batch: the logged loss values and each
+    """Per optimiser step: each stepped parameter's gradient norm and learning rate; per batch: the logged loss values and each
     parameter's (sum, norm)."""
 
     def __init__(self):
         self.grads: list[dict[str, float | None]] = []
+        self.lrs: list[dict[str, float]] = []  # each stepped parameter's learning rate
         self.values: list[dict[str, float]] = []
         self.params: list[dict[str, tuple[float, float]]] = []
 
@@ -48,6 +49,7 @@ class StepRecorder(pl.Callback):
         names = {id(p): n for n, p in pl_module.named_parameters()}
         self.grads.append({names[id(p)]: None if p.grad is None else float(p.grad.norm())
                            for group in optimizer.param_groups for p in group["params"]})
+        self.lrs.append({names[id(p)]: group["lr"] for group in optimizer.param_groups for p in group["params"]})
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
         self.values.append({k: float(v) for k, v in pl_module.training_values.items()})
