@@ -69,12 +69,14 @@ def guide_target(word_attention: torch.Tensor, word_mask: torch.Tensor, mean: st
 
 
 def share_embedding_table(first: nn.Module, second: nn.Module) -> None:
-    """``second`` reads ``first``'s embedding table (one parameter, stepped once); refused for an encoder without one."""
+    """``second`` reads ``first``'s embedding table (one parameter, stepped once).
+
+    Only backbones with an ``embedding`` table (the recurrent ones) share it; a transformer keeps the
+    embeddings inside its pretrained model, as a transformer backbone setting has no reference to follow.
+    """
     table = getattr(first, "embedding", None)
-    if not isinstance(table, nn.Embedding) or not isinstance(getattr(second, "embedding", None), nn.Embedding):
-        raise ValueError("model.shared_embeddings: the backbone has no embedding table to share (a transformer "
-                         "reads its own); set model.shared_embeddings=false")
-    second.embedding = table
+    if isinstance(table, nn.Embedding) and isinstance(getattr(second, "embedding", None), nn.Embedding):
+        second.embedding = table
 
 
 class GRATConfig(RNPConfig):
@@ -103,8 +105,8 @@ class GRATConfig(RNPConfig):
                                           "states (reference: none, only before the heads); null = backbone.dropout")
     separate_predictor_encoder: bool = Param(True, description="G-RAT needs its own predictor encoder")
     shared_embeddings: bool = Param(True, description="one embedding table read by the selector and the predictor "
-                                                      "(reference: model/model_st.py embedding_layer); the guider "
-                                                      "keeps its own")
+                                                      "(reference: model/model_st.py embedding_layer; recurrent "
+                                                      "backbones); the guider keeps its own")
     # Loss weights and s: script/beer/guide/a0.sh (the paper's Beer appearance setting); the corpus presets and
     # experiment configs set the other aspects'. Padding counted, dropout 0.2 before the heads: model/model_st.py.
     # lr: script/beer/guide/a0.sh; weight decay: run_guide.py --weight_decay (both optimisers)
