@@ -38,7 +38,8 @@ class RecurrentConfig(Configuration):
     layer_norm: bool = Param(False, description="LayerNorm on the output states")
     recurrence: str = Param("within_length", pattern="^(within_length|padded)$",
                             description="within_length: each document read within its own length, padding states "
-                                        "zero; padded: nn.GRU over the whole padded tensor (the reference code)")
+                                        "zero; padded: nn.GRU over the whole padded tensor (the reference code); "
+                                        "model.recurrence, when set, takes precedence")
 
     @classmethod
     def default(cls):
