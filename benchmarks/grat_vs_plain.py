@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import lightning.pytorch as pl  # noqa: E402
 import torch  # noqa: E402
-from plain_grat import PlainGRAT  # noqa: E402
+from plain_grat import PlainGRAT, settings_of  # noqa: E402
 
 from pyhighlights.config.compose import compose_config  # noqa: E402
 from pyhighlights.training.run import Experiment, resolve_specs  # noqa: E402
@@ -88,9 +88,13 @@ def ours(exp: Experiment, batches) -> dict[str, float]:
     return dict(zip(PHASES, [*clock.seconds, time.perf_counter() - start]))
 
 
-def plain(embeddings: torch.Tensor, hidden: int, batches) -> dict[str, float]:
+def plain(exp: Experiment, batches) -> dict[str, float]:
+    """Seconds per phase of the plain loop, built with our G-RAT's sizes, embeddings and hyper-parameters."""
+    ours_model = exp.model()
+    encoder = ours_model.selector_encoder
     torch.manual_seed(0)
-    model, seconds = PlainGRAT(embeddings, hidden=hidden), {}
+    model, seconds = PlainGRAT(encoder.embedding.weight.detach(), hidden=encoder.output_size,
+                               **settings_of(ours_model)), {}
     inputs = [(b.input_ids, b.attention_mask.float(), b.labels) for b in batches]
     for phase, step in zip(PHASES, (model.guider_step, model.joint_step, model.evaluate)):
         start = time.perf_counter()
@@ -98,10 +102,6 @@ def plain(embeddings: torch.Tensor, hidden: int, batches) -> dict[str, float]:
             step(ids, mask, labels)
         seconds[phase] = time.perf_counter() - start
     return seconds
-
-
-def embedding_table(exp: Experiment) -> torch.Tensor:
-    return exp.model().selector_encoder.embedding.weight.detach()
 
 
 def peak_child(args, side: str) -> float:
@@ -115,10 +115,9 @@ def memory_child(args) -> None:
     packed = args.memory_child == "ours-packed"
     exp = experiment(args, *(["layout=packed"] if packed else []))
     batches = batches_of(exp, 1)
-    table = embedding_table(exp)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if args.memory_child == "plain":
-        plain(table, 16 if args.tiny else 200, batches)
+        plain(exp, batches)
     else:
         ours(exp, batches)
     growth = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
@@ -153,15 +152,14 @@ def main() -> None:
     reference, packed = experiment(args), experiment(args, "layout=packed")
     batches, packed_batches = batches_of(reference, args.batches), batches_of(packed, args.batches)
     samples = sum(b.size for b in batches)
-    table, hidden = embedding_table(reference), 16 if args.tiny else 200
     width = lambda bs: sum(b.input_ids.shape[1] for b in bs) / len(bs)  # noqa: E731
     print(f"{len(batches)} batches of {args.batch_size} ({samples} samples), threads {torch.get_num_threads()}, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; mean padded width: reference layout "
           f"{width(batches):.0f}, packed {width(packed_batches):.0f}")
-    plain(table, hidden, batches[:1])  # warm-up of both sides' kernels
+    plain(reference, batches[:1])  # warm-up of both sides' kernels
     runs = {"plain": [], "ours": [], "ours packed": []}
     for _ in range(args.rounds):
-        runs["plain"].append(plain(table, hidden, batches))
+        runs["plain"].append(plain(reference, batches))
         runs["ours"].append(ours(reference, batches))
         runs["ours packed"].append(ours(packed, packed_batches))
     rate = {side: {p: samples / statistics.median(r[p] for r in rs) for p in PHASES} for side, rs in runs.items()}

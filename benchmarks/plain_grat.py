@@ -70,16 +70,23 @@ class PlainRationaliser(nn.Module):
         return selector_logits, keep, self.predictor_head(self.dropout(states.max(dim=1).values))
 
 
-class PlainGRAT:
-    """Both halves, their Adam optimisers (weight decay 2e-6) and the reference's loss weights (Beer appearance)."""
+def settings_of(model) -> dict:
+    """The hyper-parameters of a pyhighlights G-RAT, so that the plain loop trains with the same numbers."""
+    terms = model.losses.terms
+    return {"lr": model.lr, "guider_lr": model.guider_lr, "decay": model.decay, "target": terms["sparsity"].target,
+            "weights": {name: terms[name].weight for name in ("sparsity", "continuity", "guide", "match")}}
 
-    def __init__(self, embeddings, hidden=200, classes=2, lr=1e-4, decay=1e-4, sparsity=0.15):
+
+class PlainGRAT:
+    """Both halves and their Adam optimisers (weight decay 2e-6, as the reference's run_guide.py)."""
+
+    def __init__(self, embeddings, *, hidden, weights, target, decay, lr, guider_lr, classes=2):
         self.guider = PlainGuider(embeddings, hidden, classes)
         self.rationaliser = PlainRationaliser(embeddings, hidden, classes)
         params = lambda m: [p for p in m.parameters() if p.requires_grad]  # noqa: E731
-        self.guider_opt = torch.optim.Adam(params(self.guider), lr=lr, weight_decay=2e-6)
+        self.guider_opt = torch.optim.Adam(params(self.guider), lr=guider_lr, weight_decay=2e-6)
         self.rationaliser_opt = torch.optim.Adam(params(self.rationaliser), lr=lr, weight_decay=2e-6)
-        self.decay, self.sparsity, self.steps = decay, sparsity, 0
+        self.weights, self.target, self.decay, self.steps = weights, target, decay, 0
 
     def guider_step(self, ids, mask, labels):
         self.guider.train()
@@ -88,24 +95,31 @@ class PlainGRAT:
         F.cross_entropy(logits, labels).backward()
         self.guider_opt.step()
 
-    def joint_step(self, ids, mask, labels):
-        self.guider_step(ids, mask, labels)
-        self.rationaliser.train()
+    def rationaliser_loss(self, ids, mask, labels):
+        """The rationaliser's forward, the guider's eval-mode re-read as the per-word target, and the loss."""
         selector_logits, keep, logits = self.rationaliser(ids, mask)
+        was_training = self.guider.training
         self.guider.eval()
         with torch.no_grad():
             attention, guider_logits = self.guider(ids, mask)
+        self.guider.train(was_training)
         n = mask.sum(dim=1, keepdim=True)
         target = torch.clamp(attention / (1e-8 + attention.mean(dim=1, keepdim=True) + 1 / (1 + n)), max=1) * mask
         f = max(1.0 - max(self.steps - 1, 0) * self.decay, 0.0)
         log_p, log_q = F.log_softmax(logits, -1), F.log_softmax(guider_logits, -1)
         m = 0.5 * (log_p.exp() + log_q.exp())
         match = 0.5 * ((m * (m.log() - log_p)).sum(-1) + (m * (m.log() - log_q)).sum(-1)).mean()
-        loss = (F.cross_entropy(logits, labels)
-                + 10 * (keep.sum() / mask.sum() - self.sparsity).abs()
-                + 10 * (keep[:, 1:] - keep[:, :-1]).abs().mean()
-                + 10 * f * F.binary_cross_entropy_with_logits(selector_logits[..., 1], target)
-                + 1.5 * (1 - f) * match)
+        w = self.weights
+        return (F.cross_entropy(logits, labels)
+                + w["sparsity"] * (keep.sum() / mask.sum() - self.target).abs()  # padding counted, as the reference
+                + w["continuity"] * (keep[:, 1:] - keep[:, :-1]).abs().mean()
+                + w["guide"] * f * F.binary_cross_entropy_with_logits(selector_logits[..., 1], target)
+                + w["match"] * (1 - f) * match)
+
+    def joint_step(self, ids, mask, labels):
+        self.guider_step(ids, mask, labels)
+        self.rationaliser.train()
+        loss = self.rationaliser_loss(ids, mask, labels)
         self.rationaliser_opt.zero_grad(set_to_none=True)
         loss.backward()
         self.rationaliser_opt.step()
