@@ -57,13 +57,23 @@ class StepRecorder(pl.Callback):
                             for n, p in pl_module.named_parameters()})
 
 
-def train_steps(model, steps: int = 3) -> StepRecorder:
-    """``steps`` training steps on the same padded batch, under the fixed draws."""
+class AfterBatch(pl.Callback):
+    def __init__(self, hook, count):
+        self.hook, self.count = hook, count
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+        self.hook(self.count)
+
+
+def train_steps(model, steps: int = 3, after_batch=None) -> StepRecorder:
+    """``steps`` training steps on the same padded batch, under the fixed draws; ``after_batch(count)`` may
+    advance the draw counters after each batch (to mirror draws a reference loop makes for its logs only)."""
     batch = padded_batch(model)
     recorder = StepRecorder()
     loader = DataLoader([batch] * steps, batch_size=None, collate_fn=lambda b: b)
-    with fixed_draws():
-        quiet_cpu_trainer(1, callbacks=[recorder]).fit(model, train_dataloaders=loader)
+    with fixed_draws() as count:
+        callbacks = [recorder] + ([AfterBatch(after_batch, count)] if after_batch else [])
+        quiet_cpu_trainer(1, callbacks=callbacks).fit(model, train_dataloaders=loader)
     return recorder
 
 
