@@ -6,7 +6,8 @@
 Per model and precision: samples/s over a timed epoch after a warm-up epoch on the same batches, peak GPU memory
 (``torch.cuda.max_memory_allocated``) and the speed-up over fp32. Then the ``gpu``-marked tests, and, with two
 GPUs, DDP scaling: two GPUs on half the batch each against one GPU on the whole batch (same global batch,
-efficiency = one GPU's epoch time / (2 x two GPUs' epoch time), 1.00 = linear). Everything goes to one output file (and stdout).
+efficiency = one GPU's epoch time / (2 x two GPUs' epoch time), 1.00 = linear).
+Everything goes to one output file (and stdout).
 Without a CUDA GPU (and without ``--dry-run``) it says so and exits with status 2.
 """
 from __future__ import annotations

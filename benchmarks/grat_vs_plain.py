@@ -38,7 +38,8 @@ PHASES = ("guider-only epoch", "joint epoch", "evaluation")
 
 def experiment(args, *extra: str, batch_size: int | None = None) -> Experiment:
     dims = ["embeddings.dim=100", "backbone.hidden_size=200"] if not args.tiny else ["backbone.hidden_size=16"]
-    cfg = compose_config(["model=grat", "model.pretrain_epochs=1", f"trainer.batch_size={batch_size or args.batch_size}",
+    cfg = compose_config(["model=grat", "model.pretrain_epochs=1",
+                          f"trainer.batch_size={batch_size or args.batch_size}",
                           "dataset.max_length=256", "trainer.progress_bar=false", *dims, *extra])
     return Experiment(resolve_specs(cfg))
 

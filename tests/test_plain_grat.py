@@ -26,14 +26,16 @@ def gru_weights(ours, prefix: str) -> dict[str, torch.Tensor]:
 
 
 def plain_copy(model):
-    plain = PlainGRAT(values("embedding", (VOCAB, EMB)), hidden=model.selector_encoder.output_size, **settings_of(model))
+    plain = PlainGRAT(values("embedding", (VOCAB, EMB)), hidden=model.selector_encoder.output_size,
+                      **settings_of(model))
     guider, rationaliser = plain.guider.double(), plain.rationaliser.double()
     g = model.guider
     state = {**gru_weights(g.encoder, "gru"), "embedding.weight": g.encoder.embedding.weight.detach()}
     for part in ("residual", "norm", "scorer", "projection", "pool_scorer", "classifier"):
         state |= {f"{part}.{k}": v for k, v in getattr(g, part).state_dict().items()}
     guider.load_state_dict(state)
-    state = {**gru_weights(model.selector_encoder, "selector_gru"), **gru_weights(model.predictor_encoder, "predictor_gru"),
+    state = {**gru_weights(model.selector_encoder, "selector_gru"),
+             **gru_weights(model.predictor_encoder, "predictor_gru"),
              "embedding.weight": model.selector_encoder.embedding.weight.detach()}
     state |= {f"norm.{k}": v for k, v in model.norm.state_dict().items()}
     state |= {f"selector_head.{k}": v for k, v in model.selector.scorer.state_dict().items()}
