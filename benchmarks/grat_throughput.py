@@ -7,7 +7,9 @@ Run by hand (never as a timed test), one thread:
 Reference workload (DESIGN section 10): synthetic Beer, embedding 100, BiGRU 200,
 batch 256, max length 256. Prints samples/s of both, their ratio (framework
 overhead), time per phase (guider step, rationaliser step, evaluation), peak
-memory, and how much length bucketing buys over a padded, unbucketed loop.
+memory, and, side by side, the samples/s of G-RAT's registered (reference)
+batching layout -- nn.GRU over random batches padded to their longest -- and of
+``layout=packed`` (the GRU within each length, length-bucketed batches).
 Everything is measured in this one process, so the ratios hold on a noisy machine.
 """
 from __future__ import annotations
@@ -32,11 +34,18 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def experiment(batch_size: int) -> Experiment:
+def experiment(batch_size: int, *extra: str) -> Experiment:
     cfg = compose_config(["model=grat", "model.pretrain_epochs=0", f"trainer.batch_size={batch_size}",
                           "dataset.max_length=256", "embeddings.dim=100", "backbone.hidden_size=200",
-                          "trainer.progress_bar=false"])
+                          "trainer.progress_bar=false", *extra])
     return Experiment(resolve_specs(cfg))
+
+
+def first_batches(exp: Experiment, count: int) -> list[Batch]:
+    """The first ``count`` training batches as the experiment's data module draws and pads them."""
+    datamodule = exp.datamodule(0)
+    datamodule.setup()
+    return [b for _, b in zip(range(count), datamodule.train_dataloader())]
 
 
 def bare_step(model, guider_opt, rationaliser_opt, batch: Batch, timings: dict) -> None:
@@ -98,41 +107,29 @@ def evaluation_time(exp: Experiment, batches: list[Batch]) -> float:
     return time.perf_counter() - start
 
 
-def padded(batches: list[Batch], width: int, pad_id: int = 0) -> list[Batch]:
-    """The same documents, regrouped in order of appearance (no bucketing) and padded to ``width``."""
-    out = []
-    for batch in batches:
-        grow = width - batch.input_ids.shape[1]
-
-        def pad(t, value):
-            return F.pad(t, (0, grow), value=value)
-
-        out.append(Batch(pad(batch.input_ids, pad_id), pad(batch.attention_mask, 0), pad(batch.word_ids, -1),
-                         pad(batch.word_mask, 0), pad(batch.highlights, -1), batch.labels, batch.sample_ids))
-    return out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batches", type=int, default=6)
     parser.add_argument("--batch-size", type=int, default=256)
     args = parser.parse_args()
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
-    exp = experiment(args.batch_size)
-    datamodule = exp.datamodule(0)
-    datamodule.setup()
-    batches = [b for _, b in zip(range(args.batches), datamodule.train_dataloader())]
+    exp = experiment(args.batch_size)  # G-RAT's registered layout: the reference's
+    packed = experiment(args.batch_size, "layout=packed")
+    batches, packed_batches = first_batches(exp, args.batches), first_batches(packed, args.batches)
     samples = sum(b.size for b in batches)
-    width = max(b.input_ids.shape[1] for b in batches)
-    mean_width = sum(b.input_ids.shape[1] for b in batches) / len(batches)
-    print(f"{len(batches)} batches of {args.batch_size}, bucketed widths mean {mean_width:.0f} / max {width}, "
-          f"threads {torch.get_num_threads()}")
+    assert samples == sum(b.size for b in packed_batches)
+
+    def widths(bs):
+        return f"mean {sum(b.input_ids.shape[1] for b in bs) / len(bs):.0f} / max {max(b.input_ids.shape[1] for b in bs)}"
+
+    print(f"{len(batches)} batches of {args.batch_size}, threads {torch.get_num_threads()}; padded widths: "
+          f"reference layout {widths(batches)}, packed {widths(packed_batches)}")
 
     run_bare(exp, batches[:1])  # warm-up
     bare_seconds, phases = run_bare(exp, batches)
     framework_seconds = run_framework(exp, batches)
     eval_seconds = evaluation_time(exp, batches)
-    padded_seconds, _ = run_bare(exp, padded(batches, 256))
+    packed_seconds = run_framework(packed, packed_batches)
 
     bare_rate, framework_rate = samples / bare_seconds, samples / framework_seconds
     print(f"bare PyTorch loop : {bare_rate:8.1f} samples/s")
@@ -141,8 +138,8 @@ def main() -> None:
     print(f"phases (bare, per batch): guider step {phases['guider'] / len(batches):.3f} s, "
           f"rationaliser step {phases['rationaliser'] / len(batches):.3f} s, "
           f"evaluation {eval_seconds / len(batches):.3f} s")
-    print(f"padded to 256, no bucketing: {samples / padded_seconds:8.1f} samples/s; "
-          f"bucketing speed-up x{padded_seconds / bare_seconds:.2f}")
+    print(f"layout (pyhighlights): reference {framework_rate:8.1f} samples/s | packed "
+          f"{samples / packed_seconds:8.1f} samples/s | packed speed-up x{framework_seconds / packed_seconds:.2f}")
     print(f"peak memory (process RSS): {peak_mb():.0f} MB")
 
 

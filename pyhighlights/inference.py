@@ -117,7 +117,8 @@ def highlight(model, texts: str | list[str], batch_size: int = 32) -> Highlight 
     documents = [document for document, _ in prepared]
     examples = [encode_document(d, i, encoder) for i, d in enumerate(documents)]
     order = sorted(range(len(examples)), key=lambda i: examples[i].num_tokens)
-    collate = BatchCollator(encoder.pad_id)
+    # Padded as the model was trained (model.pad_to): a recurrent encoder run over the padding depends on it.
+    collate = BatchCollator(encoder.pad_id, getattr(model, "pad_to", None))
     device = next(model.parameters()).device
     results: dict[int, Highlight] = {}
     model.eval()

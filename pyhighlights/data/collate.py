@@ -1,7 +1,8 @@
 """Padding a list of encoded examples into a :class:`Batch`.
 
 A top-level class (not a closure) so DataLoader workers and ``ddp_spawn``
-can pickle it. Each batch is padded only to its own longest document.
+can pickle it. Each batch is padded to its own longest document, or to a
+fixed width ``pad_to`` (as the Liu et al. loaders pad every batch to 256).
 """
 from __future__ import annotations
 
@@ -12,13 +13,24 @@ from pyhighlights.data.encoding import EncodedExample
 
 
 class BatchCollator:
-    def __init__(self, pad_id: int) -> None:
+    def __init__(self, pad_id: int, pad_to: int | None = None) -> None:
+        if pad_to is not None and pad_to < 1:
+            raise ValueError(f"model.pad_to: expected a positive width or null, got {pad_to}")
         self.pad_id = pad_id
+        self.pad_to = pad_to
 
     def __call__(self, examples: list[EncodedExample]) -> Batch:
         size = len(examples)
         tokens = max(e.num_tokens for e in examples)
         words = max(e.num_words for e in examples)
+        if self.pad_to is not None:
+            if tokens > self.pad_to:
+                longest = max(examples, key=lambda e: e.num_tokens)
+                raise ValueError(f"document {longest.index} has {tokens} tokens, more than model.pad_to="
+                                 f"{self.pad_to}; cut documents to at most {self.pad_to} (dataset.max_length) or "
+                                 "raise model.pad_to")
+            # Words never outnumber tokens, so both widths become pad_to.
+            tokens = words = self.pad_to
         input_ids = torch.full((size, tokens), self.pad_id, dtype=torch.long)
         attention_mask = torch.zeros((size, tokens), dtype=torch.long)
         word_ids = torch.full((size, tokens), -1, dtype=torch.long)

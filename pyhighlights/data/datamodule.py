@@ -50,7 +50,9 @@ class SPPDataModule(pl.LightningDataModule):
     may then be None if an encoder is given); a subword encoder with the same
     interface (see :mod:`encoding`) can replace it. ``chunk_batches`` is how
     many batches' worth of documents are sorted together when bucketing;
-    ``pin_memory`` is passed to the DataLoaders (GPU training).
+    ``pin_memory`` is passed to the DataLoaders (GPU training). ``bucket=False``
+    draws random training batches; ``pad_to`` pads every batch (all splits) to
+    that many tokens instead of its longest document.
     ``encoding_info[split]`` records documents, tokens and unknown words per
     split once set up.
     """
@@ -69,6 +71,7 @@ class SPPDataModule(pl.LightningDataModule):
         encoder: DocumentEncoder | None = None,
         chunk_batches: int = 50,
         pin_memory: bool = False,
+        pad_to: int | None = None,
     ) -> None:
         super().__init__()
         self.corpus = corpus
@@ -86,7 +89,7 @@ class SPPDataModule(pl.LightningDataModule):
         self.shuffle = shuffle
         self.chunk_batches = chunk_batches
         self.pin_memory = pin_memory
-        self.collate = BatchCollator(self.encoder.pad_id)
+        self.collate = BatchCollator(self.encoder.pad_id, pad_to)
         self.datasets: dict[str, EncodedSplit] = {}
         self.encoding_info: dict[str, dict] = {}
 

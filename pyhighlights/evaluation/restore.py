@@ -176,14 +176,16 @@ class RestoredRun:
         The seeds of a run share their text encoder, so the split is encoded once and its batches reused.
         """
         encoder = model.text_encoder
+        # Padded as the model was trained (model.pad_to): a recurrent encoder run over the padding depends on it.
+        pad_to = getattr(model, "pad_to", None)
         key = (id(corpus), canonical_split(split), batch_size or self.default_batch_size,
-               repr(encoder.describe()))
+               repr(encoder.describe()), pad_to)
         if key not in self._loaders:
-            self._loaders[key] = (corpus, split_loader(corpus, key[1], encoder, key[2]))
+            self._loaders[key] = (corpus, split_loader(corpus, key[1], encoder, key[2], pad_to))
         return self._loaders[key][1]
 
 
-def split_loader(corpus: Corpus, split: str, encoder, batch_size: int):
+def split_loader(corpus: Corpus, split: str, encoder, batch_size: int, pad_to: int | None = None):
     """Length-sorted evaluation batches of ``corpus``'s ``split`` (documents in their split order as ids).
 
     A subword encoder cuts documents to its token budget first, as in training.
@@ -194,6 +196,7 @@ def split_loader(corpus: Corpus, split: str, encoder, batch_size: int):
                   label_names=corpus.label_names, info=dict(corpus.info))
     if hasattr(encoder, "truncate_corpus"):
         encoder.truncate_corpus(only)
-    module = SPPDataModule(only, getattr(encoder, "vocabulary", None), encoder=encoder, batch_size=batch_size)
+    module = SPPDataModule(only, getattr(encoder, "vocabulary", None), encoder=encoder, batch_size=batch_size,
+                           pad_to=pad_to)
     module.setup()
     return module.test_dataloader()

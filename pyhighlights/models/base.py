@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import lightning.pytorch as pl
 import torch
@@ -32,11 +32,14 @@ BackboneFactory = Callable[[], Backbone]
 POOLS = ("kept", "valid")
 
 
-def with_encoder_dropout(factory: BackboneFactory, dropout: float | None) -> BackboneFactory:
-    """``factory`` building backbones with their ``dropout`` set to ``dropout`` (None: the backbone's own)."""
-    if dropout is None or "dropout" not in getattr(factory, "spec", {}):
-        return factory
-    return partial(factory, dropout=dropout)
+def with_encoder_settings(factory: BackboneFactory, **settings: Any) -> BackboneFactory:
+    """``factory`` building backbones with these parameters replaced (a None value: the backbone's own).
+
+    A parameter the backbone does not have (a transformer has no ``recurrence``) is left out.
+    """
+    spec = getattr(factory, "spec", {})
+    chosen = {name: value for name, value in settings.items() if value is not None and name in spec}
+    return partial(factory, **chosen) if chosen else factory
 
 
 #: What :meth:`SPPModel.outputs` returns: the names a loss term of a model may read.
@@ -60,6 +63,16 @@ class OptimConfig(Configuration):
                                      description="learning rate of the encoders (backbones) at base rate lr; parts with another base rate keep the ratio; null = lr")
     weight_decay: float = Real(0.0, ge=0.0)
     grad_clip: float = Real(0.0, ge=0.0, description="max gradient norm, 0 = off")
+    # The batching layout, shared by every model: with a recurrent encoder run over the padded tensor and
+    # padding counted in the selection terms, the padded width changes the loss, so a model that reproduces
+    # a reference states the reference's layout here. ``layout=packed`` selects our faster one.
+    recurrence: Literal["within_length", "padded"] | None = Param(
+        None, description="recurrent encoders: within_length (each document within its own length) or padded "
+                          "(nn.GRU over the whole padded tensor, as the reference code); null = backbone.recurrence")
+    pad_to: int | None = Param(None, ge=1, description="pad every batch to this many tokens (the Liu et al. loaders: "
+                                                       "256); null = the batch's longest document")
+    bucket: bool = Param(True, description="training batches of similar length (shorter padding, faster); false = "
+                                           "random batches, as the reference loaders draw them")
 
 
 class SPPModel(pl.LightningModule):
@@ -67,7 +80,8 @@ class SPPModel(pl.LightningModule):
 
     def __init__(self, *, backbone_factory: BackboneFactory, num_classes: int, losses: Mapping[str, Spec],
                  lr: float = 1e-3, encoder_lr: float | None = None, weight_decay: float = 0.0,
-                 grad_clip: float = 0.0, predictor_pool: str = "kept", encoder_dropout: float | None = None):
+                 grad_clip: float = 0.0, predictor_pool: str = "kept", encoder_dropout: float | None = None,
+                 recurrence: str | None = None, pad_to: int | None = None, bucket: bool = True):
         super().__init__()
         if predictor_pool not in POOLS:
             raise ValueError(f"model.predictor_pool: expected one of {POOLS}, got {predictor_pool!r}")
@@ -76,7 +90,9 @@ class SPPModel(pl.LightningModule):
         self.selector_norm: nn.Module = nn.Identity()
         self.predictor_norm: nn.Module = nn.Identity()
         self.num_classes = num_classes
-        self.make_backbone = with_encoder_dropout(backbone_factory, encoder_dropout)
+        self.make_backbone = with_encoder_settings(backbone_factory, dropout=encoder_dropout, recurrence=recurrence)
+        # Read by the data module (training) and by evaluation and inference, which must pad as training did.
+        self.pad_to, self.bucket = pad_to, bucket
         self.lr, self.encoder_lr, self.weight_decay, self.grad_clip = lr, encoder_lr, weight_decay, grad_clip
         self.losses = LossSet({label: build("loss", spec, path=f"model.losses.{label}") for label, spec in losses.items()})
         self.metrics = nn.ModuleDict({split: RationaleMetrics(num_classes) for split in ("val", "test")})

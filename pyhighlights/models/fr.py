@@ -21,14 +21,17 @@ train_share, ``code/run_share_beer.py`` argparse defaults):
   ``predictor.dropout``; ``encoder_dropout`` 0);
 - the predictor max-pools over every real word (``predictor_pool: valid``): the
   dropped words' embeddings are zero but their states are pooled;
-- a Gumbel sample also at evaluation (``selector.evaluation: sample``).
+- a Gumbel sample also at evaluation (``selector.evaluation: sample``);
+- the encoder and batching of the family (see :mod:`pyhighlights.models.liu_family`): ``nn.GRU`` over
+  batches padded to 256 (``recurrence: padded``, ``pad_to: 256``), drawn at random (``bucket: false``).
 
 Departures, each a named option: ``losses.sparsity.padding=excluded``,
 ``losses.continuity.padding=excluded`` (real words only; the reference counts
 the padded width, ``metric.py``); ``encoder_dropout=null`` (the backbone's dropout on embeddings and
 states); ``selector.evaluation=threshold`` (a
 deterministic mask, p(keep) >= 0.5); ``predictor_pool=kept`` (pool only the
-kept words); ``layer_norm=none``.
+kept words); ``layer_norm=none``; ``layout=packed`` (the GRU within each length, length-bucketed
+batches padded to their longest).
 """
 from __future__ import annotations
 

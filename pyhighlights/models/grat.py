@@ -22,6 +22,12 @@ Our options, each a named setting, and why one might want them:
 - ``predictor_pool=kept``: the predictor max-pools over kept words only, so unselected words cannot reach it through the recurrent states.
 - ``guider.name=additive``: our smaller additive-attention guider.
 - ``shared_norm=false``, ``encoder_dropout=null``: no shared LayerNorm, the backbone's own dropout (the rest of the family's encoders).
+- ``shared_embeddings=false``: the selector and the predictor each read their own embedding table (the
+  reference's ``RNPSTModel`` has one ``embedding_layer`` for both; with trainable embeddings two tables drift apart).
+- ``layout=packed`` (``recurrence=within_length``, ``bucket=true``): our faster batching. The reference runs
+  a plain bidirectional ``nn.GRU`` over the padded batch (``recurrence: padded``; model/common/modules.py
+  RNNModule) and draws random batches padded to their longest document (``bucket: false``,
+  ``pad_to: null``; train_utils.py prepare_dataset), and the padded states enter its padding-counted terms.
 The step counter t is a registered buffer, so a resumed run continues the
 annealing schedule exactly (the reference does not checkpoint it).
 """
@@ -62,6 +68,17 @@ def guide_target(word_attention: torch.Tensor, word_mask: torch.Tensor, mean: st
     return torch.clamp(word_attention / denominator, max=1.0) * mask
 
 
+def share_embedding_table(first: nn.Module, second: nn.Module) -> None:
+    """``second`` reads ``first``'s embedding table (one parameter, stepped once).
+
+    Only backbones with an ``embedding`` table (the recurrent ones) share it; a transformer keeps the
+    embeddings inside its pretrained model, as a transformer backbone setting has no reference to follow.
+    """
+    table = getattr(first, "embedding", None)
+    if isinstance(table, nn.Embedding) and isinstance(getattr(second, "embedding", None), nn.Embedding):
+        second.embedding = table
+
+
 class GRATConfig(RNPConfig):
     #: A model field counting epochs in which the rationaliser does not train (checked against trainer.max_epochs).
     warmup_field: ClassVar[str] = "pretrain_epochs"
@@ -87,11 +104,16 @@ class GRATConfig(RNPConfig):
     encoder_dropout: float | None = Param(0.0, ge=0.0, lt=1.0, description="dropout of the encoders' embeddings and "
                                           "states (reference: none, only before the heads); null = backbone.dropout")
     separate_predictor_encoder: bool = Param(True, description="G-RAT needs its own predictor encoder")
+    shared_embeddings: bool = Param(True, description="one embedding table read by the selector and the predictor "
+                                                      "(reference: model/model_st.py embedding_layer; recurrent "
+                                                      "backbones); the guider keeps its own")
     # Loss weights and s: script/beer/guide/a0.sh (the paper's Beer appearance setting); the corpus presets and
     # experiment configs set the other aspects'. Padding counted, dropout 0.2 before the heads: model/model_st.py.
     # lr: script/beer/guide/a0.sh; weight decay: run_guide.py --weight_decay (both optimisers)
+    # Batching: model/common/modules.py RNNModule (nn.GRU over the padded batch); train_utils.py prepare_dataset
+    # (random batches, RandomSampler, padded to the batch's longest).
     defaults = {
-        "lr": 1e-4, "weight_decay": 2e-6,
+        "lr": 1e-4, "weight_decay": 2e-6, "recurrence": "padded", "pad_to": None, "bucket": False,
         "losses": {"sparsity": {"weight": 10.0, "target": 0.15, "padding": "counted"},
                    "continuity": {"weight": 10.0, "padding": "counted"},
                    "guide": {"weight": 10.0}, "match": {"weight": 1.5}},
@@ -119,10 +141,14 @@ class GRAT(RNP):
 
     def __init__(self, *, guider, guider_losses, guider_lr=None, pretrain_epochs=10, decay=1e-4, guide_term="guide",
                  match_term="match", guide_target_mean="padded", predictor_pool="valid", shared_norm=True,
-                 encoder_dropout=0.0, separate_predictor_encoder=True, backbone_factory, **rnp):
+                 encoder_dropout=0.0, separate_predictor_encoder=True, shared_embeddings=True, backbone_factory,
+                 **rnp):
         if not separate_predictor_encoder:
             raise ValueError("model.separate_predictor_encoder: G-RAT needs a separate predictor backbone")
         super().__init__(backbone_factory=backbone_factory, encoder_dropout=encoder_dropout, **rnp)
+        self.shared_embeddings = shared_embeddings
+        if shared_embeddings:
+            share_embedding_table(self.selector_encoder, self.predictor_encoder)
         self.automatic_optimization = False
         self.guider = self.build_part("guider", guider, "model.guider", encoder=self.make_backbone(),
                                       num_classes=self.num_classes)

@@ -5,8 +5,11 @@ Defaults of their scripts (jugechengzi on GitHub): lr 1e-4; the task loss weight
 ``model.py``; none on the embeddings or the GRU states: ``encoder_dropout`` 0); a Gumbel sample drawn
 by the model's forward whatever the mode, so evaluation samples too; sparsity and continuity terms
 that count padding as ``metric.py`` does (get_sparsity_loss: sum(z) / sum(mask) with z over the padded
-width; get_continuity_loss: the mean over every neighbouring pair of the padded width). The sparsity
-target and the two weights differ per script; each model states its own.
+width; get_continuity_loss: the mean over every neighbouring pair of the padded width). Their encoder
+and batching: a plain bidirectional ``nn.GRU`` over the whole padded tensor (``recurrence: padded``),
+every batch padded to 256 tokens (``pad_to: 256``: each ``beer.py`` / ``hotel.py`` loader pads to its
+``max_length=256``, which the scripts never change) and drawn at random (``DataLoader(shuffle=True)``,
+``bucket: false``). The sparsity target and the two weights differ per script; each model states its own.
 """
 from __future__ import annotations
 
@@ -19,7 +22,8 @@ from pyhighlights.registry import Param
 class LiuFamilyConfig(RNPConfig):
     """RNP's parameters plus the structural choices of the Liu et al. scripts, as named options."""
 
-    defaults = {"lr": 1e-4, "selector": {"evaluation": "sample", "dropout": 0.2},
+    defaults = {"lr": 1e-4, "recurrence": "padded", "pad_to": 256, "bucket": False,
+                "selector": {"evaluation": "sample", "dropout": 0.2},
                 "losses": {"task": {"weight": 0.9}, "sparsity": {"padding": "counted"},
                            "continuity": {"padding": "counted"}}}
 

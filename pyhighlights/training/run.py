@@ -118,9 +118,12 @@ class Experiment:
         from pyhighlights.data.datamodule import SPPDataModule
 
         encoder = self.inputs.text_encoder
+        # The batching layout is the model's (model.pad_to, model.bucket): it changes a padded batch's loss.
+        model = self.specs.model
         return SPPDataModule(self.corpus, getattr(encoder, "vocabulary", None), encoder=encoder, batch_size=self.settings.batch_size,
                              eval_batch_size=self.settings.eval_batch_size, seed=seed,
-                             num_workers=self.settings.num_workers)
+                             num_workers=self.settings.num_workers, bucket=model.get("bucket", True),
+                             pad_to=model.get("pad_to"))
 
     def model(self) -> pl.LightningModule:
         return build("model", self.specs.model, path="model", backbone_factory=self.backbone_factory,

@@ -183,3 +183,22 @@ def test_lightning_fit_calls_set_epoch_and_keeps_sampler() -> None:
     assert isinstance(trainer.train_dataloader.sampler, BucketBatchSampler)
     assert [sorted(e) for e in probe.epochs] == [list(range(40))] * 2
     assert probe.epochs[0] != probe.epochs[1]  # set_epoch reshuffled
+
+
+def test_fixed_width_pads_every_split_to_it() -> None:
+    """``pad_to``: every batch of every split as wide as the Liu et al. loaders make it, padding after the words."""
+    corpus = random_corpus(n_train=40, n_eval=9)
+    datamodule = module(corpus, batch_size=8, pad_to=128, bucket=False)
+    loaders = [datamodule.train_dataloader(), datamodule.val_dataloader(), datamodule.test_dataloader()]
+    for batch in (b for loader in loaders for b in loader):
+        assert batch.input_ids.shape[1] == batch.word_mask.shape[1] == batch.highlights.shape[1] == 128
+        lengths = batch.attention_mask.sum(1)
+        assert torch.equal(batch.word_mask.sum(1), lengths)
+        for row, n in enumerate(lengths.tolist()):
+            assert (batch.input_ids[row, n:] == PAD_ID).all() and (batch.word_ids[row, n:] == -1).all()
+
+
+def test_a_document_longer_than_the_fixed_width_is_refused() -> None:
+    corpus = random_corpus(n_train=40, n_eval=9)  # documents of up to 120 words
+    with pytest.raises(ValueError, match="more than model.pad_to=16.*dataset.max_length"):
+        list(module(corpus, batch_size=8, pad_to=16).train_dataloader())

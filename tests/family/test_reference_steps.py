@@ -99,7 +99,9 @@ def dr_expected(model, m0, batch):
 
 def test_dr_step(family_tiny_dir):
     """DR: the predictor's Adam runs at lr x the batch's selection rate; LayerNorm on the selector path only."""
-    model, m0, batch = one_step(family_tiny_dir, "dr", "model.losses.sparsity.target=0.3")
+    # Padded to the batch's longest so that the padding-counted rate is a fraction (at the reference's 256 it
+    # is ~3; tests/family/test_dr_reference_numbers.py).
+    model, m0, batch = one_step(family_tiny_dir, "dr", "model.losses.sparsity.target=0.3", "model.pad_to=null")
     rate, factor = dr_expected(model, m0, batch)
     assert 0.05 < rate < 1 and factor == rate
 
@@ -124,7 +126,7 @@ def test_dr_factor_when_little_or_nothing_is_selected(family_tiny_dir, monkeypat
         return exp
 
     monkeypatch.setitem(one_step.__globals__, "experiment", biased)
-    model, m0, batch = one_step(family_tiny_dir, "dr")
+    model, m0, batch = one_step(family_tiny_dir, "dr", "model.pad_to=null")  # a rate under the floor: short padding
     rate, factor = dr_expected(model, m0, batch)
     if expected == "empty":
         assert rate == 0 and factor == 1.0

@@ -1,9 +1,17 @@
-"""Bidirectional GRU / LSTM over word embeddings, exact on variable lengths.
+"""Bidirectional GRU / LSTM over word embeddings, in one of two recurrences.
 
-Padding never reaches a real position: the forward direction reads each
-document left to right (right padding comes after every real word), and the
-backward direction reads each document reversed *within its own length*, so
-it starts at the last real word, exactly as a packed sequence would.
+``recurrence="within_length"``: padding never reaches a real position. The
+forward direction reads each document left to right (right padding comes
+after every real word), and the backward direction reads each document
+reversed *within its own length*, so it starts at the last real word, exactly
+as a packed sequence would; states at padded positions are zero.
+
+``recurrence="padded"``: what a plain bidirectional ``nn.GRU`` computes over
+the whole padded tensor, as the G-RAT and Liu et al. reference code runs it.
+The padded embeddings are zero, but the backward direction starts at the end
+of the padding and the padded positions keep their (non-zero) states. Its
+results depend on the padded width, so it is meant to run with the batching
+of the reference (see ``model.pad_to``).
 
 Why not ``pack_padded_sequence``: on CPU, PyTorch's packed recurrent backward
 slices the packed data once per time step and each slice's gradient is a
@@ -28,6 +36,10 @@ class RecurrentConfig(Configuration):
     bidirectional: bool = Param(True)
     dropout: float = Real(0.2, ge=0.0, lt=1.0, description="dropout on embeddings and states")
     layer_norm: bool = Param(False, description="LayerNorm on the output states")
+    recurrence: str = Param("within_length", pattern="^(within_length|padded)$",
+                            description="within_length: each document read within its own length, padding states "
+                                        "zero; padded: nn.GRU over the whole padded tensor (the reference code); "
+                                        "model.recurrence, when set, takes precedence")
 
     @classmethod
     def default(cls):
@@ -50,6 +62,14 @@ def reverse_within_length(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tenso
     return torch.gather(x, 1, index)
 
 
+RECURRENCES = ("within_length", "padded")
+
+
+def reverse_all(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Reverse each row over the whole padded width (the backward direction of ``nn.GRU`` on a padded tensor)."""
+    return torch.flip(x, dims=[1])
+
+
 class RecurrentBackbone(Backbone):
     """Embeddings -> dropout -> (Bi)GRU/LSTM layers -> dropout [-> LayerNorm]."""
 
@@ -57,8 +77,11 @@ class RecurrentBackbone(Backbone):
 
     def __init__(self, *, embedding_matrix: torch.Tensor, freeze_embeddings: bool = True, cell: str = "gru",
                  hidden_size: int = 200, num_layers: int = 1, bidirectional: bool = True, dropout: float = 0.2,
-                 layer_norm: bool = False):
+                 layer_norm: bool = False, recurrence: str = "within_length"):
         super().__init__()
+        if recurrence not in RECURRENCES:
+            raise ValueError(f"backbone.recurrence: expected one of {RECURRENCES}, got {recurrence!r}")
+        self.recurrence = recurrence
         self.embedding = nn.Embedding.from_pretrained(embedding_matrix.clone(), freeze=freeze_embeddings, padding_idx=0)
         rnn = nn.GRU if cell == "gru" else nn.LSTM
         directions = 2 if bidirectional else 1
@@ -72,16 +95,22 @@ class RecurrentBackbone(Backbone):
 
     def forward(self, input_ids, attention_mask, keep=None):
         states = self.dropout(self.embedding(input_ids))
+        real = attention_mask.unsqueeze(-1).to(states.dtype)
+        padded = self.recurrence == "padded"
+        if padded:
+            # The padded positions are read, so their embeddings must be zero whatever the padding id's row is
+            # (the reference multiplies the embeddings by the mask).
+            states = states * real
         if keep is not None:
             states = states * keep.unsqueeze(-1)
         lengths = attention_mask.sum(dim=1)
-        real = attention_mask.unsqueeze(-1).to(states.dtype)
+        reverse = reverse_all if padded else reverse_within_length
         for depth, forward_rnn in enumerate(self.forward_layers):
             if depth:
                 states = self.dropout(states)
             ahead, _ = forward_rnn(states)
             if self.backward_layers is not None:
-                behind, _ = self.backward_layers[depth](reverse_within_length(states, lengths))
-                ahead = torch.cat([ahead, reverse_within_length(behind, lengths)], dim=-1)
-            states = ahead * real
+                behind, _ = self.backward_layers[depth](reverse(states, lengths))
+                ahead = torch.cat([ahead, reverse(behind, lengths)], dim=-1)
+            states = ahead if padded else ahead * real
         return self.norm(self.dropout(states))
