@@ -20,6 +20,7 @@ def run_script(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
                           env=env, timeout=900)
 
 
+@pytest.mark.slow  # about two CPU-minutes: three models trained a few steps each in a fresh interpreter
 def test_dry_run_measures_every_model(tmp_path):
     out = tmp_path / "gpu.txt"
     result = run_script("--dry-run", "--output", str(out), tmp_path=tmp_path)
