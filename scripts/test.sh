@@ -8,11 +8,17 @@
 # PYTHON=/path/to/python picks another interpreter (default: .venv/bin/python, the README's virtual environment).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Without PYTHON=, the README's virtual environment .venv, created and installed here when it is missing.
+if [ -z "${PYTHON:-}" ] && [ ! -x .venv/bin/python ]; then
+    echo "scripts/test.sh: creating .venv and installing the project with its test dependencies (.[dev])" >&2
+    python3 -m venv .venv && .venv/bin/python -m pip install -q --upgrade pip &&
+        .venv/bin/python -m pip install -q -c constraints.txt -e ".[dev]" || {
+        echo "scripts/test.sh: could not create .venv (see above)" >&2; exit 1; }
+fi
 PYTHON=${PYTHON:-.venv/bin/python}
 
 if [ ! -x "$PYTHON" ]; then
-    echo "scripts/test.sh: $PYTHON not found; create the environment first:" >&2
-    echo "  python3 -m venv .venv && .venv/bin/pip install -c constraints.txt -e \".[dev]\"" >&2
+    echo "scripts/test.sh: PYTHON=$PYTHON is not an executable interpreter" >&2
     exit 1
 fi
 
