@@ -69,9 +69,10 @@ def check_arguments(specs, a):
 
 
 def rationaliser_phase(overrides):
-    """Our model with the teacher's weights set and frozen, as after its pre-training; three steps."""
+    """Our model with the teacher's weights set and frozen, as after its pre-training; three steps. No
+    pre-training epochs: the first epoch's start freezes the teacher with the weights it was given."""
     model, specs = small_model(overrides, reference_name)
-    model.freeze_auxiliary()
+    model.auxiliary_epochs = 0
     return model, specs, train_steps(model)
 
 
