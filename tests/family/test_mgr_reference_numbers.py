@@ -2,8 +2,8 @@
 padded batch.
 
 How the constants below were produced: github.com/jugechengzi/Rationalization-MGR at commit
-3926fbdc4b5e817b6dd7a4499a95960cbc532742, its own training loop ``train_util.py train_multi_gen(model, optimizer, loader, cpu, args, writer, [], [])`` for
-three batches, each the same batch: the four documents of tests/reference_draws.py (12, 9, 7 and 3 tokens)
+3926fbdc4b5e817b6dd7a4499a95960cbc532742, its own training loop ``train_util.py train_multi_gen(model,
+optimizer, loader, cpu, args, writer, [], [])`` for three batches, each the same batch: the four documents of tests/reference_draws.py (12, 9, 7 and 3 tokens)
 padded to 256 as ``beer.py`` pads (``max_length=256``), ``model.py Multi_gen`` with vocabulary 20, embeddings 6,
 hidden 8, one GRU layer, dropout 0.2, in float64, every weight ``values(name, shape)`` by the reference's
 parameter name (the generators, a plain list in Multi_gen, named ``model.gen_list.<i>.<layer>``; the frozen
