@@ -23,6 +23,11 @@ lr·3·(i+1) (``--lr_lambda`` 3); predictor at lr/k, without LayerNorm,
 max-pooling over every real word; lr 1e-4, s 0.1, λs 12, λc 10, task
 weight 0.9; sampled, averaged inference.
 
+The readme's published runs use the other script, ``norm_beer.py`` (``--share 0``):
+k = 3 generators, each its own encoder at its head's rate lr·(1 + i)
+(``--lr_lambda`` 1), λs 11, λc 12; the ``mgr_*`` experiment configs set that
+with ``num_generators=3 shared_generator_encoder=false generator_lr_scale=1``.
+
 Departures, each a named option: ``losses.sparsity.padding=excluded``,
 ``losses.continuity.padding=excluded`` (real words only; the reference counts
 the padded width, ``metric.py``); ``shared_generator_encoder=false`` (each

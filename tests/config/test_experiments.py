@@ -88,7 +88,8 @@ FAMILY_REFERENCE = {
     "fr_hotel_cleanliness": (2e-4, 0.1, 10, 12, 256, 100, None),
     "dr_beer_aroma": (2e-4, 0.138, 11, 12, 128, 200, "decorrelated"),
     "dr_hotel_service": (1e-4, 0.115, 10, 10, 1024, 400, None),
-    "mgr_beer_correlated_appearance": (3e-5, 0.173, 12, 10, 128, 400, "correlated"),
+    # norm_beer.py, the script of MGR readme.md's runs: λs 11, λc 12 unless the line passes them
+    "mgr_beer_correlated_appearance": (3e-5, 0.173, 11, 12, 128, 400, "correlated"),
     "mgr_hotel_cleanliness": (7e-5, 0.1, 10, 10, 1024, 800, None),
     "mcd_beer_correlated_appearance": (1e-4, 0.175, 6, 6, 128, 150, "correlated"),
     "mcd_beer_appearance": (1e-4, 0.1, 6, 6, 256, 37, "decorrelated"),
