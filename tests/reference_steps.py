@@ -17,6 +17,23 @@ from pyhighlights.training.run import resolve_specs
 SMALL = (f"backbone.hidden_size={HIDDEN}",)
 
 
+def renamer(renames):
+    """Our parameter name -> the reference's, from ``(our prefix, their prefix)`` pairs. Our bidirectional GRU
+    is two one-directional ones (``forward_layers.0.w_l0`` / ``backward_layers.0.w_l0``); ``nn.GRU`` names
+    the backward direction's weights with a ``_reverse`` suffix."""
+    def reference_name(ours: str) -> str:
+        for prefix, theirs in renames:
+            if ours.startswith(prefix):
+                rest = ours[len(prefix):]
+                if rest.startswith("forward_layers.0."):
+                    rest = rest[len("forward_layers.0."):]
+                elif rest.startswith("backward_layers.0."):
+                    rest = rest[len("backward_layers.0."):] + "_reverse"
+                return theirs + rest
+        raise KeyError(ours)
+    return reference_name
+
+
 def small_model(overrides, reference_name):
     """Our model as ``overrides`` compose it (dims made small), every weight set from its reference name."""
     specs = resolve_specs(compose_config([*overrides, *SMALL]))

@@ -15,23 +15,14 @@ sums and norms after). The reference's code is not part of this repository.
 from __future__ import annotations
 
 import pytest
-from reference_steps import compare_parameters, padded_batch, small_model, train_steps
+from reference_steps import compare_parameters, padded_batch, renamer, small_model, train_steps
 
 RENAMES = [("encoder.embedding.", "model.embedding_layer.embedding."), ("encoder.", "model.enc.rnn."),
            ("selector.scorer.", "model.gen_fc."), ("predictor.net.1.", "model.cls_fc."),
            ("selector_norm.", "model.layernorm.")]  # one LayerNorm on both paths: listed once, as selector_norm
 
 
-def reference_name(ours: str) -> str:
-    for prefix, theirs in RENAMES:
-        if ours.startswith(prefix):
-            rest = ours[len(prefix):]
-            if rest.startswith("forward_layers.0."):
-                rest = rest[len("forward_layers.0."):]
-            elif rest.startswith("backward_layers.0."):
-                rest = rest[len("backward_layers.0."):] + "_reverse"
-            return theirs + rest
-    raise KeyError(ours)
+reference_name = renamer(RENAMES)
 
 
 # The reference's embeddings are always frozen (code/model.py Embedding); the embedded corpus's learned

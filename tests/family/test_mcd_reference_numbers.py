@@ -16,7 +16,7 @@ The reference's code is not part of this repository.
 from __future__ import annotations
 
 import pytest
-from reference_steps import padded_batch, small_model, train_steps
+from reference_steps import padded_batch, renamer, small_model, train_steps
 
 RENAMES = [("selector_encoder.embedding.", "model.embedding_layer.embedding."),
            ("predictor_encoder.embedding.", "model.embedding_layer.embedding."),
@@ -25,16 +25,7 @@ RENAMES = [("selector_encoder.embedding.", "model.embedding_layer.embedding."),
            ("selector_norm.", "model.layernorm1.")]
 
 
-def reference_name(ours: str) -> str:
-    for prefix, theirs in RENAMES:
-        if ours.startswith(prefix):
-            rest = ours[len(prefix):]
-            if rest.startswith("forward_layers.0."):
-                rest = rest[len("forward_layers.0."):]
-            elif rest.startswith("backward_layers.0."):
-                rest = rest[len("backward_layers.0."):] + "_reverse"
-            return theirs + rest
-    raise KeyError(ours)
+reference_name = renamer(RENAMES)
 
 
 def test_mcd_equals_the_reference_on_a_padded_batch():

@@ -17,7 +17,7 @@ before, parameter sums and norms after). The reference's code is not part of thi
 from __future__ import annotations
 
 import pytest
-from reference_steps import padded_batch, small_model, train_steps
+from reference_steps import padded_batch, renamer, small_model, train_steps
 
 RENAMES = [("selector_encoder.embedding.", "model.embedding_layer.embedding."),
            ("predictor_encoder.embedding.", "model.embedding_layer.embedding."),
@@ -30,16 +30,7 @@ UNUSED = {f"model.post_cls.{w}_l0{d}" for w in ("weight_ih", "weight_hh", "bias_
 UNUSED |= {"model.post_cls_fc.weight", "model.post_cls_fc.bias"}
 
 
-def reference_name(ours: str) -> str:
-    for prefix, theirs in RENAMES:
-        if ours.startswith(prefix):
-            rest = ours[len(prefix):]
-            if rest.startswith("forward_layers.0."):
-                rest = rest[len("forward_layers.0."):]
-            elif rest.startswith("backward_layers.0."):
-                rest = rest[len("backward_layers.0."):] + "_reverse"
-            return theirs + rest
-    raise KeyError(ours)
+reference_name = renamer(RENAMES)
 
 
 def logging_forward_draw(count):

@@ -16,7 +16,7 @@ settings (below); the recording wrapped ``calculate_loss`` (the values it report
 from __future__ import annotations
 
 import pytest
-from reference_steps import compare_parameters, small_model, train_steps
+from reference_steps import compare_parameters, renamer, small_model, train_steps
 
 # Ours -> the reference's parameter names (model.: GuidanceBasedRationaleModule, guider.: GuidanceModule).
 RENAMES = [
@@ -31,17 +31,7 @@ RENAMES = [
 ]
 
 
-def reference_name(ours: str) -> str:
-    for prefix, theirs in RENAMES:
-        if ours.startswith(prefix):
-            rest = ours[len(prefix):]
-            # our bidirectional GRU is two one-directional ones: forward_layers.0.w_l0 / backward_layers.0.w_l0
-            if rest.startswith("forward_layers.0."):
-                rest = rest[len("forward_layers.0."):]
-            elif rest.startswith("backward_layers.0."):
-                rest = rest[len("backward_layers.0."):] + "_reverse"
-            return theirs + rest
-    raise KeyError(ours)
+reference_name = renamer(RENAMES)
 
 
 # Each configuration: our overrides, and the reference arguments they amount to (run_guide.py names).
