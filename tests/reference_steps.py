@@ -111,3 +111,28 @@ def compare_parameters(model, recorder, expected, reference_name, grads_of_step,
             assert abs(got[0] - want[0]) <= tolerance and abs(got[1] - want[1]) <= tolerance, (name, step, got, want)
     assert seen == set(expected), seen ^ set(expected)  # one of ours for every reference parameter
     return len(seen)
+
+
+def check_two_phase_steps(model, recorder, expected, reference_name, unused=frozenset()):
+    """A two-phase model (three optimiser steps per batch: predictor, generator phase 1, generator phase 2)
+    against the reference's logged terms per batch, the stepped parameters' gradient norms of batches 1 and 3,
+    and every parameter's (sum, norm) after batches 1 and 3. ``unused``: reference parameters we do not have."""
+    for batch, (got, want) in enumerate(zip(recorder.values, expected["losses"])):
+        for term, value in want.items():
+            assert abs(got[f"train/loss/{term}"] - value) <= 1e-6, (batch + 1, term, got[f"train/loss/{term}"], value)
+    assert len(recorder.grads) == 9
+    for ours, (_, theirs) in zip([recorder.grads[k] for k in (0, 1, 2, 6, 7, 8)], expected["gradients"]):
+        mapped = {reference_name(n): g for n, g in ours.items()}
+        assert set(mapped) == set(theirs)
+        for name, g in theirs.items():
+            assert (mapped[name] is None) == (g is None), name
+            assert g is None or abs(mapped[name] - g) <= 1e-6, (name, mapped[name], g)
+    seen = set()
+    for name, _ in model.named_parameters():
+        ref = reference_name(name)
+        seen.add(ref)
+        s1, n1, s3, n3 = expected["parameters"][ref]
+        for batch, want in ((0, (s1, n1)), (2, (s3, n3))):
+            got = recorder.params[batch][name]
+            assert abs(got[0] - want[0]) <= 1e-6 and abs(got[1] - want[1]) <= 1e-6, (name, batch, got, want)
+    assert seen == set(expected["parameters"]) - set(unused)

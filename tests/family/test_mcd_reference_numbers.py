@@ -15,8 +15,7 @@ The reference's code is not part of this repository.
 """
 from __future__ import annotations
 
-import pytest
-from reference_steps import padded_batch, renamer, small_model, train_steps
+from reference_steps import check_two_phase_steps, padded_batch, renamer, small_model, train_steps
 
 RENAMES = [("selector_encoder.embedding.", "model.embedding_layer.embedding."),
            ("predictor_encoder.embedding.", "model.embedding_layer.embedding."),
@@ -33,26 +32,7 @@ def test_mcd_equals_the_reference_on_a_padded_batch():
     model, _ = small_model(["model=mcd", "embeddings.trainable=false"], reference_name)
     assert padded_batch(model).input_ids.shape[1] == 256
     recorder = train_steps(model)
-    for batch, (got, want) in enumerate(zip(recorder.values, expected["losses"])):
-        for term, value in want.items():
-            assert got[f"train/loss/{term}"] == pytest.approx(value, abs=1e-6), (batch + 1, term)
-    # Three optimiser steps per batch, in the reference's order; batches 1 and 3 recorded.
-    assert len(recorder.grads) == 9
-    for ours, (_, theirs) in zip([recorder.grads[k] for k in (0, 1, 2, 6, 7, 8)], expected["gradients"]):
-        mapped = {reference_name(n): g for n, g in ours.items()}
-        assert set(mapped) == set(theirs)
-        for name, g in theirs.items():
-            assert (mapped[name] is None) == (g is None), name
-            assert g is None or abs(mapped[name] - g) <= 1e-6, (name, mapped[name], g)
-    seen = set()
-    for name, _ in model.named_parameters():
-        ref = reference_name(name)
-        seen.add(ref)
-        s1, n1, s3, n3 = expected["parameters"][ref]
-        for batch, want in ((0, (s1, n1)), (2, (s3, n3))):
-            got = recorder.params[batch][name]
-            assert abs(got[0] - want[0]) <= 1e-6 and abs(got[1] - want[1]) <= 1e-6, (name, batch, got, want)
-    assert seen == set(expected["parameters"])
+    check_two_phase_steps(model, recorder, expected, reference_name)
 
 
 REFERENCE = {
