@@ -24,10 +24,11 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from pyhighlights.atomic import write_bytes_atomic
 
 #: Bump when the layout of the cached data changes.
 FORMAT = 1
@@ -93,12 +94,8 @@ def _live_entries() -> list[dict[str, Any]]:
 
 
 def _write(path: Path, entries: list[dict[str, Any]]) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"format": FORMAT, "entries": entries}, handle)
-        os.replace(tmp, path)  # two processes writing at once: each rename is whole
+    try:  # two processes writing at once: each rename is whole
+        write_bytes_atomic(path, json.dumps({"format": FORMAT, "entries": entries}).encode("utf-8"))
         for old in sorted(path.parent.glob("schemas-*.json"), key=lambda p: p.stat().st_mtime)[:-KEEP]:
             old.unlink(missing_ok=True)
     except OSError:

@@ -5,7 +5,7 @@ Given to the Trainer as a plugin, so the checkpoints Lightning handles itself
 ``fit(ckpt_path=...)`` resumes from and the one ``test(ckpt_path=...)`` tests)
 are read as data only (:func:`pyhighlights.checkpoint_file.read_checkpoint`,
 whatever ``weights_only`` Lightning passes) and written whole or not at all
-(:func:`pyhighlights.training.atomic.replace_atomically`).
+(:func:`pyhighlights.atomic.replace_atomically`).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import torch
 from lightning.fabric.plugins.io.torch_io import TorchCheckpointIO
 
 from pyhighlights.checkpoint_file import read_checkpoint
-from pyhighlights.training.atomic import replace_atomically
+from pyhighlights.atomic import replace_atomically
 
 
 class SafeCheckpointIO(TorchCheckpointIO):

@@ -20,7 +20,7 @@ import lightning.pytorch as pl
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.loggers.logger import rank_zero_experiment
 
-from pyhighlights.training.atomic import replace_atomically, write_bytes_atomic
+from pyhighlights.atomic import replace_atomically, write_bytes_atomic
 
 ROWS_KEY = "pyhighlights_metrics_rows"
 

@@ -96,7 +96,7 @@ class NonFiniteGuard(pl.Callback):
                                 f"{self.batch_idx}); batch documents: {shown}; weights and batch saved in {saved}")
 
     def _save(self, trainer, pl_module, what: str, ids: list[str]) -> Path:
-        from pyhighlights.training.atomic import replace_atomically
+        from pyhighlights.atomic import replace_atomically
         from pyhighlights.training.rundir import write_json_atomic
 
         folder = self.out_dir / "nonfinite"

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pyhighlights.training.atomic import write_bytes_atomic
+from pyhighlights.atomic import write_bytes_atomic
 
 log = logging.getLogger("pyhighlights")
 
