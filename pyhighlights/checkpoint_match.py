@@ -9,7 +9,6 @@ or explained under this run's name; it is refused, naming both.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +67,5 @@ def check_run_checkpoints(out_dirs: list[Path], run_specs: dict[str, Any], run_d
     """Read every checkpoint a resumed run may load (``checkpoints/*.ckpt``, SLURM's ``hpc_ckpt_*.ckpt``) in
     ``out_dirs`` before the run starts again: unsafe, damaged and foreign ones are refused up front."""
     for out_dir in out_dirs:
-        found = sorted((out_dir / "checkpoints").glob("*.ckpt")) + sorted(
-            out_dir.glob("hpc_ckpt_*.ckpt"), key=lambda p: int((re.findall(r"\d+", p.stem) or ["0"])[-1]))
-        for path in found:
+        for path in [*sorted((out_dir / "checkpoints").glob("*.ckpt")), *sorted(out_dir.glob("hpc_ckpt_*.ckpt"))]:
             check_belongs(read_description(read_checkpoint(path, mmap=True), path)["specs"], path, run_specs, run_dir)
