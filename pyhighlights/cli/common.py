@@ -4,9 +4,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from pathlib import Path
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+from pyhighlights.config.files import CONFIG_DIR  # noqa: F401 - the scripts' Hydra config_path
 
 
 def prepare() -> None:
