@@ -16,8 +16,12 @@ def prepare() -> None:
     quiet_known_warnings()
     register_resolvers()
     from pyhighlights.config.hydra_schema import register_schemas
+    from pyhighlights.plugins import PluginError
 
-    register_schemas()
+    try:
+        register_schemas()
+    except PluginError as error:  # an installed package's registrations: say which, without our traceback
+        fail(error)
 
 
 def register_resolvers() -> None:
