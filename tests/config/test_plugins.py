@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from importlib.metadata import distributions
 from pathlib import Path
 
 import pytest
+from forked_scripts import run_script
 
 from pyhighlights import plugins, registry
 from pyhighlights.testing import tiny_overrides
@@ -33,11 +33,23 @@ def write_dist_info(site: Path, name: str, version: str, entry_points: dict[str,
     return info
 
 
+# The script helper (forked_scripts) imported and loaded the registrations before the plugin was on the path;
+# each run starts as a fresh process would: plugin on sys.path, registrations and schema digest not yet taken.
+PRELUDE = """
+import sys
+sys.path[:0] = {paths!r}
+import pyhighlights.config.catalogue, pyhighlights.registry
+pyhighlights.registry._LOADED = False
+pyhighlights.config.catalogue.source_digest.cache_clear()
+"""
+
+
 def script(tmp_path: Path, site: Path, *arguments: str, cache: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(EXAMPLE), str(ROOT)]),
-           "PYHIGHLIGHTS_CACHE": str(cache), "OMP_NUM_THREADS": "1", "HYDRA_FULL_ERROR": "0"}
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), *arguments], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
+    """``python scripts/train.py *arguments`` with the plugin installed as far as Python can tell."""
+    paths = [str(site), str(EXAMPLE)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, str(ROOT)]), "PYHIGHLIGHTS_CACHE": str(cache),
+           "OMP_NUM_THREADS": "1", "HYDRA_FULL_ERROR": "0"}
+    return run_script("train.py", *arguments, env=env, cwd=tmp_path, timeout=300, prelude=PRELUDE.format(paths=paths))
 
 
 def test_the_example_plugin_model_is_offered_composed_and_trained(tmp_path, tiny_beer_dir):
