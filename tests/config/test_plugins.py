@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from importlib.metadata import distributions
 from pathlib import Path
@@ -130,3 +131,28 @@ def test_the_project_s_own_entry_point_is_not_loaded_twice(tmp_path, monkeypatch
     monkeypatch.syspath_prepend(str(site))
     assert [point.value for point in plugins.plugin_entry_points()] == ["example_plugin.registrations"]
     assert "pyhighlights.registrations.models" in plugins.builtin_modules()
+
+
+def test_the_schema_cache_key_follows_a_plugin_s_version_and_sources(tmp_path, monkeypatch):
+    from pyhighlights.config import catalogue
+
+    def key(site: Path) -> str:
+        catalogue.source_digest.cache_clear()
+        with monkeypatch.context() as patch:
+            patch.syspath_prepend(str(site))
+            return catalogue.source_digest()
+
+    site = tmp_path / "site"
+    site.mkdir()
+    try:
+        keys = [key(site)]
+        for version, body in (("0.1.0", "X = 1\n"), ("0.2.0", "X = 1\n"), ("0.2.0", "X = 2\n")):
+            shutil.rmtree(site)  # one place, as an upgrade in place leaves it
+            write_dist_info(site, "digest-plugin", version, {"digest": "digest_plugin.registrations"})
+            (site / "digest_plugin").mkdir()
+            (site / "digest_plugin" / "registrations.py").write_text(body)
+            keys.append(key(site))
+        keys.append(key(site))
+        assert len(set(keys[:4])) == 4 and keys[4] == keys[3], keys  # installed, upgraded, edited; then stable
+    finally:
+        catalogue.source_digest.cache_clear()
