@@ -36,6 +36,8 @@ from cinnamon.configuration import ConfigurationMeta, Param
 from cinnamon.registry import RegistrationKey
 from cinnamon.utility.dependencies import DependencyShape, dependency_shape
 
+from pyhighlights import plugins
+
 NAMESPACE = "pyhighlights"
 
 #: kind -> dotted path of the base class every component of that kind derives from.
@@ -301,8 +303,6 @@ def load_registrations() -> None:
         return
     if _FAILED is not None:
         raise _FAILED
-    from pyhighlights import plugins
-
     for module in plugins.builtin_modules():
         importlib.import_module(module)
     for point in plugins.plugin_entry_points():
