@@ -17,15 +17,15 @@ Registering refuses, where the mistake is made (at import): a duplicate key,
 a class that does not derive from its kind's base, and a default that names
 no field (in the configuration, or in the default part of a slot).
 
-The registration modules live in the top-level ``registrations`` package;
-:func:`load_registrations` imports them.
+The project's registration modules live in :mod:`pyhighlights.registrations`;
+other packages add theirs through the entry-point group ``pyhighlights.registrations``
+(see :mod:`pyhighlights.plugins`). :func:`load_registrations` imports both.
 """
 from __future__ import annotations
 
 import copy
 import importlib
 import math
-import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -35,6 +35,8 @@ from cinnamon.configuration import Configuration as CinnamonConfiguration
 from cinnamon.configuration import ConfigurationMeta, Param
 from cinnamon.registry import RegistrationKey
 from cinnamon.utility.dependencies import DependencyShape, dependency_shape
+
+from pyhighlights import plugins
 
 NAMESPACE = "pyhighlights"
 
@@ -289,17 +291,26 @@ def _check_wiring_declarations(item: Entry) -> None:
 
 
 _LOADED = False
+#: The error that stopped the first load (a broken plugin): every later call raises it again.
+_FAILED: BaseException | None = None
 
 
 def load_registrations() -> None:
-    """Import every module of the ``registrations`` package (once; later calls are free), then check
-    the part defaults that name parts registered in a later module."""
-    global _LOADED
+    """Import the project's registration modules, then every plugin's (once; later calls are free), then
+    check the part defaults that name parts registered in a later module."""
+    global _LOADED, _FAILED
     if _LOADED:
         return
-    package = importlib.import_module("registrations")
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"registrations.{info.name}")
+    if _FAILED is not None:
+        raise _FAILED
+    for module in plugins.builtin_modules():
+        importlib.import_module(module)
+    for point in plugins.plugin_entry_points():
+        try:
+            plugins.load(point)
+        except plugins.PluginError as error:
+            _FAILED = error
+            raise
     _LOADED = True
     while _PENDING:
         _check_part_defaults(_PENDING.pop(0))

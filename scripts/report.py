@@ -5,7 +5,7 @@ See ``--help``; the logic is in :mod:`pyhighlights.reporting`.
 """
 import sys
 
-from pyhighlights.reporting.cli import main
+from pyhighlights.cli.report import main
 
 if __name__ == "__main__":
     sys.exit(main())

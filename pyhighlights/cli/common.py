@@ -4,9 +4,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from pathlib import Path
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+from pyhighlights.config.files import CONFIG_DIR  # noqa: F401 - the scripts' Hydra config_path
 
 
 def prepare() -> None:
@@ -17,8 +16,12 @@ def prepare() -> None:
     quiet_known_warnings()
     register_resolvers()
     from pyhighlights.config.hydra_schema import register_schemas
+    from pyhighlights.plugins import PluginError
 
-    register_schemas()
+    try:
+        register_schemas()
+    except PluginError as error:  # an installed package's registrations: say which, without our traceback
+        fail(error)
 
 
 def register_resolvers() -> None:

@@ -8,8 +8,9 @@ slots, part defaults and field names. :func:`catalogue` gives that data:
 - from the live registry when this process has loaded it already (tests, a
   run that is building models; parts registered since are included);
 - else from ``<cache>/schemas-<digest>.json``, where the digest is a SHA-256
-  of every ``.py`` file of ``pyhighlights`` and ``registrations`` (any code
-  change, a new registration included, gives another file);
+  of every ``.py`` file of ``pyhighlights`` and of every installed plugin's
+  package, with the plugins' names and versions (any code change, a new
+  registration or an installed or removed plugin included, gives another file);
 - else by loading the registry once and writing that file (atomically; a
   cache directory that cannot be written only costs the time).
 
@@ -44,22 +45,34 @@ def cache_dir() -> Path:
 
 
 def _package_dirs() -> list[Path]:
-    dirs = []
-    for package in ("pyhighlights", "registrations"):
-        spec = importlib.util.find_spec(package)
-        dirs.extend(Path(location) for location in (spec.submodule_search_locations or []))
-    return dirs
+    spec = importlib.util.find_spec("pyhighlights")
+    return [Path(location) for location in (spec.submodule_search_locations or [])]
 
 
 @lru_cache(maxsize=None)
 def source_digest() -> str:
-    """SHA-256 over the path and bytes of every Python file of the code that declares the configurations."""
+    """SHA-256 over the path and bytes of every Python file of the code that declares the configurations:
+    this project's, then each plugin's (named by its entry point and distribution version)."""
+    from pyhighlights import plugins
+
     digest = hashlib.sha256(f"format {FORMAT}".encode())
     for root in _package_dirs():
         for path in sorted(root.rglob("*.py")):
             digest.update(f"{root.name}/{path.relative_to(root)}\0".encode())
             digest.update(path.read_bytes())
+    for point in plugins.plugin_entry_points():
+        digest.update(f"{plugins.describe(point)}\0".encode())
+        for path in plugins.source_files(point):
+            digest.update(f"{path}\0".encode())
+            digest.update(_read_bytes(Path(path)))
     return digest.hexdigest()[:32]
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:  # unreadable: loading the plugin will say why
+        return b""
 
 
 def cache_file() -> Path:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
-from pyhighlights.cli.common import CONFIG_DIR
+from pyhighlights.config.files import CONFIG_DIR
 
 
 def compose_config(overrides: Sequence[str] = (), config_name: str = "train") -> DictConfig:

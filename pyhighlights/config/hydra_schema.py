@@ -19,26 +19,20 @@ that name (Hydra refuses two configs of one name). :func:`help_text` is what
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
 from pyhighlights.config.catalogue import Catalogue, catalogue
 from pyhighlights.config.errors import ConfigError
+from pyhighlights.config.files import CONFIG_DIR
 
 #: The run's sections chosen by group (the trainer's settings are YAML: pyhighlights/configs/trainer).
 SECTIONS = ("dataset", "model", "backbone", "embeddings")
 
 
-def _config_dir() -> Path:
-    from pyhighlights.cli.common import CONFIG_DIR
-
-    return Path(CONFIG_DIR)
-
-
 def _has_yaml(group: str, name: str) -> bool:
-    return (_config_dir() / group / f"{name}.yaml").is_file()
+    return (CONFIG_DIR / group / f"{name}.yaml").is_file()
 
 
 def part_groups(known: Catalogue | None = None) -> dict[str, str]:
@@ -126,17 +120,17 @@ def _yaml_groups() -> list[str]:
     import yaml
 
     automatic = set()
-    for entry in yaml.safe_load((_config_dir() / "train.yaml").read_text()).get("defaults", []):
+    for entry in yaml.safe_load((CONFIG_DIR / "train.yaml").read_text()).get("defaults", []):
         if isinstance(entry, dict):
             automatic |= {key.split()[-1] for key, value in entry.items() if "${" in str(value)}
-    return [folder.name for folder in sorted(_config_dir().iterdir())
+    return [folder.name for folder in sorted(CONFIG_DIR.iterdir())
             if folder.is_dir() and folder.name not in automatic | {"hydra"} | set(SECTIONS)]
 
 
 def options(group: str, groups: dict[str, str] | None = None) -> list[str]:
     """A group's options: its registered parts and its YAML presets (``groups``: :func:`part_groups`, when
     the caller has it already)."""
-    folder = _config_dir() / group
+    folder = CONFIG_DIR / group
     yaml = {p.stem for p in folder.glob("*.yaml")} if folder.is_dir() else set()
     kind = (groups if groups is not None else part_groups()).get(group)
     return sorted(yaml | set(catalogue().available(kind) if kind else ()))

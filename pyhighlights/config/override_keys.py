@@ -17,12 +17,11 @@ from collections.abc import Sequence
 from omegaconf import DictConfig, OmegaConf
 
 from pyhighlights.config.errors import ConfigError
+from pyhighlights.config.files import CONFIG_DIR
 
 
 def _is_group(key: str, groups: dict[str, str]) -> bool:
-    from pyhighlights.config.hydra_schema import _config_dir
-
-    return key in groups or "/" in key or key.split(".")[0] == "hydra" or (_config_dir() / key).is_dir()
+    return key in groups or "/" in key or key.split(".")[0] == "hydra" or (CONFIG_DIR / key).is_dir()
 
 
 def _unknown_key(cfg: DictConfig, key: str, groups: dict[str, str]) -> str | None:

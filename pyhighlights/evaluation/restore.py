@@ -59,7 +59,7 @@ class RestoredRun:
         self.path, self.only_checkpoint = locate(path)
         self.manifest: dict[str, Any] = json.loads((self.path / "manifest.json").read_text())
         self.seeds: list[int] = list(self.manifest.get("seeds") or [0])
-        from pyhighlights.training.rundir import read_state
+        from pyhighlights.run_files import read_state
 
         #: "finished", "failed", "interrupted", "running" (or killed), None for runs older than the state file.
         self.state = read_state(self.path)

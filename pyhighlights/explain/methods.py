@@ -239,7 +239,7 @@ class LimeMethod(PerturbationAttribution):
 
 
 class RegisteredMethods(Mapping):
-    """name -> (configuration, class): a view of the registry's ``method`` entries (registrations/explain.py)."""
+    """name -> (configuration, class): the registry's ``method`` entries (pyhighlights/registrations/explain.py)."""
 
     def __getitem__(self, name: str) -> tuple[type[Configuration], type[Attribution]]:
         item = registry.entry("method", name)

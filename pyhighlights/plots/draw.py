@@ -4,8 +4,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from pyhighlights.faults import fault_point
 from pyhighlights.plots.series import highlight_positions, read_metrics_csv, training_series
-from pyhighlights.training.faults import fault_point
+from pyhighlights.run_files import METRICS_CSV, PREDICTIONS_FILE, read_jsonl
 
 log = logging.getLogger("pyhighlights")
 
@@ -87,15 +88,13 @@ def plot_run(folder: str | Path, sparsity_target: float | None = None) -> list[P
     out = folder / PLOTS_DIR
     out.mkdir(exist_ok=True)
     written = []
-    for name, series in training_series(read_metrics_csv(folder / "metrics.csv")).items():
+    for name, series in training_series(read_metrics_csv(folder / METRICS_CSV)).items():
         path = out / _FILES[name]
         _curves_figure(name, series, sparsity_target).savefig(path, dpi=100)
         written.append(path)
         fault_point("plots")
-    predictions = folder / "predictions.jsonl"
+    predictions = folder / PREDICTIONS_FILE
     if predictions.is_file():
-        from pyhighlights.viewer.runs import read_jsonl
-
         path = out / "highlight_positions.png"
         _positions_figure(highlight_positions(read_jsonl(predictions))).savefig(path, dpi=100)
         written.append(path)

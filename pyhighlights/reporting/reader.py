@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyhighlights.run_files import MANIFEST_FILE, RESULTS_FILE, STATUS_FILE, read_json, read_state
+
 METRICS_FILE = "metrics.json"
 #: Files that make a folder a training run directory (results.json may be absent when it died early).
-RUN_MARKERS = ("results.json", "status.json", "manifest.json")
+RUN_MARKERS = (RESULTS_FILE, STATUS_FILE, MANIFEST_FILE)
 
 log = logging.getLogger("pyhighlights.reporting")
 
@@ -57,29 +59,22 @@ def dataset_label(spec: dict[str, Any] | None) -> str:
     return label
 
 
-def _load(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:  # ValueError: not JSON, or not UTF-8 text
-        raise ValueError(f"{path}: cannot read ({error})") from None
-
-
 def _training_set(run: Path, evaluation: str | None) -> ResultSet:
-    results = _load(run / "results.json")
-    manifest = _load(run / "manifest.json") if (run / "manifest.json").is_file() else {}
+    results = read_json(run / RESULTS_FILE)
+    manifest = read_json(run / MANIFEST_FILE) if (run / MANIFEST_FILE).is_file() else {}
     parameters = manifest.get("parameters", {})
     seeds = {seed: dict(values) for seed, values in results.get("seeds", {}).items()}
     extra = run / "evaluation" / evaluation / METRICS_FILE if evaluation else None
     if extra is not None and extra.is_file():
-        for seed, values in _load(extra).get("seeds", {}).items():
+        for seed, values in read_json(extra).get("seeds", {}).items():
             seeds.setdefault(seed, {}).update(values)
     return ResultSet(label=parameters.get("model", {}).get("name", run.name), kind="train",
-                     dataset=dataset_label(parameters.get("dataset")), source=run / "results.json", seeds=seeds,
+                     dataset=dataset_label(parameters.get("dataset")), source=run / RESULTS_FILE, seeds=seeds,
                      configuration=canonical({"run": parameters}))
 
 
 def _metrics_set(path: Path) -> ResultSet:
-    payload = _load(path)
+    payload = read_json(path)
     kind = payload.get("kind", "evaluation")
     if kind == "explain":
         label = path.parent.name
@@ -88,8 +83,8 @@ def _metrics_set(path: Path) -> ResultSet:
     else:
         label = payload.get("model", path.parent.name)
     # <run>/evaluation/<tag>/metrics.json, <run>/explain/<method>/metrics.json: the run's parameters count too
-    manifest = path.parents[2] / "manifest.json" if len(path.parents) > 2 else None
-    parameters = _load(manifest).get("parameters") if manifest is not None and manifest.is_file() else None
+    manifest = path.parents[2] / MANIFEST_FILE if len(path.parents) > 2 else None
+    parameters = read_json(manifest).get("parameters") if manifest is not None and manifest.is_file() else None
     settings = {key: payload.get(key) for key in ("kind", "method", "backend", "parameters", "rate", "split",
                                                   "dataset", "faithfulness_model")}
     return ResultSet(label=label, kind=kind, dataset=dataset_label(payload.get("dataset")), source=path,
@@ -102,13 +97,11 @@ def _is_run(path: Path) -> bool:
 
 
 def _why_unusable(run: Path) -> str | None:
-    from pyhighlights.training.rundir import STATUS_FILE, read_state
-
     state = read_state(run)
     if (run / STATUS_FILE).is_file() and state != "finished":
         return f"state {state or 'unreadable'} in {STATUS_FILE}, not finished"
-    if not (run / "results.json").is_file():
-        return "no results.json"
+    if not (run / RESULTS_FILE).is_file():
+        return f"no {RESULTS_FILE}"
     return None
 
 
@@ -155,7 +148,7 @@ def read_results(paths: list[str | Path], evaluation: str | None = "test",
         before = len(report)
         found = _sets_of_path(path, evaluation, report)
         if not found and len(report) == before:
-            raise FileNotFoundError(f"{path}: no results.json or {METRICS_FILE} here or below")
+            raise FileNotFoundError(f"{path}: no {RESULTS_FILE} or {METRICS_FILE} here or below")
         for result in found:
             key = result.source.resolve()
             if key not in seen:

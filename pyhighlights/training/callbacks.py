@@ -8,7 +8,7 @@ import lightning.pytorch as pl
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 
-from pyhighlights.training.faults import fault_point
+from pyhighlights.faults import fault_point
 
 
 def _warming_up(trainer: pl.Trainer, module: pl.LightningModule) -> bool:
@@ -155,7 +155,7 @@ class PredictionWriter(pl.Callback):
 
 
 class FaultPoints(pl.Callback):
-    """The training-loop events of :mod:`pyhighlights.training.faults` (a test hook; added only when asked for)."""
+    """The training-loop events of :mod:`pyhighlights.faults` (a test hook; added only when asked for)."""
 
     def on_train_epoch_start(self, trainer, pl_module):
         fault_point("epoch_start")

@@ -22,7 +22,7 @@ import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Checkpoint
 
 from pyhighlights.checkpoint_file import read_checkpoint
-from pyhighlights.training.faults import fault_point
+from pyhighlights.faults import fault_point
 
 LAST = "last.ckpt"
 

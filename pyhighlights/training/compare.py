@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from pyhighlights.cli.common import CONFIG_DIR
+from pyhighlights.config.files import CONFIG_DIR
 from pyhighlights.reporting.reader import read_results
 from pyhighlights.reporting.table import Row, aggregate, format_table
 

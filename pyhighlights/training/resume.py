@@ -55,7 +55,7 @@ def is_requeued_run(run_dir: Path | str) -> bool:
 
 def check_resumable(run_dir: Path | str, seeds: list[int]) -> None:
     """Refuse a finished run (its results are final) and one whose process still runs on this machine."""
-    from pyhighlights.training.rundir import STATUS_FILE
+    from pyhighlights.run_files import STATUS_FILE
 
     run_dir = Path(run_dir)
     try:

@@ -33,7 +33,7 @@ from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint,
 from pyhighlights.training.csvlog import ROWS_KEY, AppendingCSVLogger, MetricsRowsInCheckpoint, truncate_after
 from pyhighlights.training.description import ModelDescription, describe
 from pyhighlights.training.draws import score_over_draws
-from pyhighlights.training.faults import VARIABLE as FAULT_VARIABLE, fault_point
+from pyhighlights.faults import VARIABLE as FAULT_VARIABLE, fault_point
 from pyhighlights.training.guards import DivergenceWatch, MonitorCheck, NonFiniteGuard, NonFiniteTraining
 from pyhighlights.training.lightning_args import (arguments_for, check_clipping, check_fits_model, trainer_settings,
                                                   trainer_spec)

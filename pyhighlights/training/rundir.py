@@ -1,9 +1,10 @@
 """One run = one directory, written by rank 0, never overwritten.
 
-Layout: status.json (the run's state: running, finished, failed,
-interrupted), results.json (per-seed metrics + mean/std summary, rewritten
-after each seed), manifest.json, predictions.jsonl (seed<N>/ when several
-seeds run), checkpoints/, metrics.csv.
+Layout (the names, and their readers, are :mod:`pyhighlights.run_files`):
+status.json (the run's state: running, finished, failed, interrupted),
+results.json (per-seed metrics + mean/std summary, rewritten after each
+seed), manifest.json, predictions.jsonl (seed<N>/ when several seeds run),
+checkpoints/, metrics.csv.
 
 A run claims its directory by creating status.json with O_CREAT|O_EXCL, so of
 two runs started into one directory exactly one proceeds, and a refused run
@@ -23,12 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from pyhighlights.atomic import write_bytes_atomic
+from pyhighlights.run_files import RESULTS_FILE, RUN_FILES, STATES, STATUS_FILE, read_state
 
 log = logging.getLogger("pyhighlights")
-
-STATUS_FILE = "status.json"
-RESULT_FILES = (STATUS_FILE, "results.json", "manifest.json", "predictions.jsonl", "metrics.csv", "checkpoints")
-STATES = ("running", "finished", "failed", "interrupted")
 
 
 class RunDirectoryExists(FileExistsError):
@@ -88,14 +86,6 @@ def summarise(seeds: dict[str, dict[str, float]]) -> dict[str, dict[str, float |
     return summary
 
 
-def read_state(path: Path | str) -> str | None:
-    """The recorded state of the run in ``path``, or None for a run written before states were recorded."""
-    try:
-        return json.loads((Path(path) / STATUS_FILE).read_text()).get("state")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
@@ -113,7 +103,7 @@ class RunDirectory:
             if path.exists() and not path.is_dir():
                 raise RunDirectoryUnusable(f"{path} is a file; the run directory {self.path} must be a directory "
                                            "(choose another hydra.run.dir)")
-        taken = [name for name in RESULT_FILES if (self.path / name).exists()]
+        taken = [name for name in RUN_FILES if (self.path / name).exists()]
         if taken:
             raise RunDirectoryExists(
                 f"{self.path} already holds a run ({', '.join(taken)}); choose another hydra.run.dir "
@@ -154,7 +144,7 @@ class RunDirectory:
         """Take up an unfinished run of this directory again (resume): its start time, seeds and warnings."""
         status = self.path / STATUS_FILE
         self._started = (json.loads(status.read_text()).get("started") if status.is_file() else None) or _now()
-        results = self.path / "results.json"
+        results = self.path / RESULTS_FILE
         payload = json.loads(results.read_text()) if results.is_file() else {}
         self.seeds = {seed: {k: math.nan if v is None else v for k, v in values.items()}
                       for seed, values in payload.get("seeds", {}).items()}
@@ -194,4 +184,4 @@ class RunDirectory:
                    "summary": summarise(self.seeds)}
         if self.warnings:
             payload["warnings"] = self.warnings
-        write_json_atomic(self.path / "results.json", payload)
+        write_json_atomic(self.path / RESULTS_FILE, payload)

@@ -7,17 +7,15 @@ above runs. Post-hoc explanations of a run are read from
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pyhighlights.reporting.reader import dataset_label
+from pyhighlights.run_files import MANIFEST_FILE, PREDICTIONS_FILE as PREDICTIONS, RESULTS_FILE, read_json, read_jsonl
 
-PREDICTIONS = "predictions.jsonl"
 SCORES = "scores.jsonl"
-REQUIRED = ("id", "label", "prediction", "selected", "highlight")
 _SEED_DIR = re.compile(r"seed(\d+)$")
 
 
@@ -36,32 +34,6 @@ class RunOutputs:
     label_names: list[str] | None = None
 
 
-def read_jsonl(path: Path, required: tuple[str, ...] = REQUIRED) -> list[dict[str, Any]]:
-    """Rows of a JSON-lines file; a bad line raises ``ValueError`` naming the file, line and field."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not JSON lines (not UTF-8 text: byte {error.start} is "
-                         f"{error.object[error.start]:#x}); is it the file the run wrote?") from None
-    rows = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
-        missing = [name for name in required if name not in row]
-        if not isinstance(row, dict) or missing:
-            raise ValueError(f"{path}:{number}: expected an object with fields {', '.join(required)}; "
-                             f"missing {', '.join(missing) or 'all'}")
-        if not all(isinstance(i, int) for i in row["selected"]) or not (
-                row["highlight"] is None or all(isinstance(i, int) for i in row["highlight"])):
-            raise ValueError(f"{path}:{number}: 'selected' and 'highlight' must be lists of word indices")
-        rows.append(row)
-    return rows
-
-
 def _is_run(path: Path) -> bool:
     return (path / PREDICTIONS).is_file() or any(path.glob(f"seed*/{PREDICTIONS}"))
 
@@ -76,7 +48,7 @@ def find_runs(paths: list[str | Path]) -> list[Path]:
         if _is_run(path):
             runs = [path]
         else:
-            runs = sorted({p.parent for p in path.rglob("results.json") if _is_run(p.parent)})
+            runs = sorted({p.parent for p in path.rglob(RESULTS_FILE) if _is_run(p.parent)})
         if not runs:
             raise FileNotFoundError(f"{path}: no {PREDICTIONS} here, in seed*/ or in a run below")
         found += [run for run in runs if run.resolve() not in {f.resolve() for f in found}]
@@ -90,11 +62,8 @@ def _seeds_of(run: Path) -> dict[int, Path]:
 
 def _manifest(run: Path) -> dict[str, Any]:
     for folder in (run, run.parent):
-        if (folder / "manifest.json").is_file():
-            try:
-                return json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-            except ValueError as error:  # not JSON, or not UTF-8
-                raise ValueError(f"{folder / 'manifest.json'}: not JSON ({error})") from None
+        if (folder / MANIFEST_FILE).is_file():
+            return read_json(folder / MANIFEST_FILE)
     return {}
 
 

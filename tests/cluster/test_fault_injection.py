@@ -1,7 +1,7 @@
 """kill -9 at every event of a run's life, then ``resume=DIR``: the files of an uninterrupted run, byte for byte.
 
 Each configuration's run is killed over and over, each time at the next event of its life, through the
-``PYHIGHLIGHTS_FAULT_AT`` hook (pyhighlights/training/faults.py: the process SIGKILLs itself when it
+``PYHIGHLIGHTS_FAULT_AT`` hook (pyhighlights/faults.py: the process SIGKILLs itself when it
 reaches the named point, so every kill is repeatable; no timing is guessed). Every resume in a chain
 starts from what the previous kill left behind, and the last one runs to the end. Event counts are per
 process: ``epoch_end:2`` is the second epoch end the resumed process itself reaches.

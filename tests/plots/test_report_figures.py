@@ -5,7 +5,7 @@ import json
 
 from PIL import Image
 
-from pyhighlights.reporting.cli import main
+from pyhighlights.cli.report import main
 
 
 def write_run(root, model, seed, sparsity, f1):

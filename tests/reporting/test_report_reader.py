@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pyhighlights.reporting.cli import main
+from pyhighlights.cli.report import main
 from pyhighlights.reporting.reader import read_results
 
 

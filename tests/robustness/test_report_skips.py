@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pyhighlights.reporting.cli import main
+from pyhighlights.cli.report import main
 from pyhighlights.reporting.reader import read_results
 
 

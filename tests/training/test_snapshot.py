@@ -80,7 +80,7 @@ def test_a_run_killed_after_its_last_results_may_be_resumed_a_finished_one_not(t
         check_resumable(tmp_path / "old", [0, 1])
 
 
-CALL_TWICE = "from pyhighlights.training.faults import fault_point\nfault_point('results')\nprint('first')\n" \
+CALL_TWICE = "from pyhighlights.faults import fault_point\nfault_point('results')\nprint('first')\n" \
              "fault_point('plots')\nfault_point('results')\nprint('second')\n"
 
 
@@ -100,7 +100,7 @@ def test_the_fault_hook_kills_at_the_named_occurrence_only(spec, returncode, pri
 
 
 def test_a_misspelt_fault_event_is_refused_with_the_events_named(monkeypatch):
-    from pyhighlights.training.faults import fault_point
+    from pyhighlights.faults import fault_point
 
     monkeypatch.setenv("PYHIGHLIGHTS_FAULT_AT", "resluts")
     with pytest.raises(ValueError, match="resluts.*claimed.*plots"):
