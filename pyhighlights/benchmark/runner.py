@@ -79,11 +79,21 @@ def run_directory(out_dir: Path, name: str, specs: dict[str, Any], seeds: Sequen
 
 
 def _compose(cell: Cell) -> tuple[Any, dict[str, Any]]:
+    from hydra.core.global_hydra import GlobalHydra
+
     from pyhighlights.config.compose import compose_config
     from pyhighlights.training.run import resolve_specs
     from pyhighlights.training.warmup import check_warmup
 
-    cfg = compose_config(cell.overrides)
+    if GlobalHydra.instance().is_initialized():
+        # inside a launcher's job (pyhighlights/cli/benchmark_cell.py), whose Hydra reads the same config folder
+        from hydra import compose
+
+        from pyhighlights.config.hydra_schema import group_overrides
+
+        cfg = compose("train", overrides=group_overrides(cell.overrides))
+    else:
+        cfg = compose_config(cell.overrides)
     resolved = resolve_specs(cfg)
     check_warmup(resolved.model, resolved.trainer)
     return cfg, resolved.as_dict()

@@ -68,7 +68,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown option(s) {sorted(unknown_flags)}\n{USAGE}", file=sys.stderr)
         return 2
     from hydra.errors import HydraException
-    from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
     from pyhighlights.benchmark.grid import build_grid, listing, suite_from_config
