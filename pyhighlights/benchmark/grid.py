@@ -20,7 +20,11 @@ from pyhighlights.config.errors import ConfigError
 
 SPARSITY_TARGET = "model.losses.sparsity.target"
 _SUITE_KEYS = {"name", "dataset", "dataset_settings", "experiment", "published_target", "aspects", "model_targets",
-               "models", "seeds"}
+               "models", "seeds", "posthoc"}
+#: The table needs the highlight scores only: the robustness estimates (extra forward passes) are skipped.
+EXPLAIN_SETTINGS = ("infidelity_samples=0", "sensitivity_samples=0")
+#: The full-input model the post-hoc rows explain.
+POSTHOC_MODEL = "classifier"
 
 
 @dataclass(frozen=True)
@@ -40,10 +44,14 @@ class Cell:
     aspect: str | None = None
     level: str | None = None
     experiment: str | None = None
+    #: post-hoc explanations of this cell's run, each {method, level, rate}: written to
+    #: ``<run>/explain/<method>-<level>/`` after training, in the same job
+    explanations: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "model": self.model, "aspect": self.aspect, "level": self.level,
-                "experiment": self.experiment, "overrides": list(self.overrides), "seeds": list(self.seeds)}
+                "experiment": self.experiment, "overrides": list(self.overrides), "seeds": list(self.seeds),
+                "explanations": [dict(e) for e in self.explanations]}
 
     @classmethod
     def from_dict(cls, payload: dict[str, Any]) -> "Cell":
@@ -61,6 +69,7 @@ class Suite:
     model_targets: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     models: list[str] | None = None
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])
+    posthoc: list[str] = field(default_factory=list)
 
 
 def _where(name: str, key: str) -> str:
@@ -99,7 +108,17 @@ def suite_from_config(node: Any) -> Suite:
             raise ConfigError(f"{_where(name, f'aspects.{aspect}')}: level labels repeat")
         aspects[str(aspect)] = parsed
     seeds = raw.get("seeds") or [0, 1, 2, 3, 4]
-    return Suite(name=name, dataset=str(raw["dataset"]), dataset_settings=dict(raw.get("dataset_settings") or {}),
+    posthoc = list(raw.get("posthoc") or [])
+    if posthoc:
+        from pyhighlights import registry
+
+        registry.load_registrations()
+        unknown = [m for m in posthoc if m not in registry.available("method")]
+        if unknown:
+            raise ConfigError(f"{_where(name, 'posthoc')}: unknown attribution method(s) {unknown}; available: "
+                              f"{', '.join(registry.available('method'))}")
+    return Suite(posthoc=posthoc, name=name, dataset=str(raw["dataset"]),
+                 dataset_settings=dict(raw.get("dataset_settings") or {}),
                  experiment=raw.get("experiment"), published_target=raw.get("published_target", "keep"),
                  aspects=aspects, model_targets=dict(raw.get("model_targets") or {}),
                  models=list(raw["models"]) if raw.get("models") else None, seeds=[int(s) for s in seeds])
@@ -135,8 +154,10 @@ def published_experiment(pattern: str | None, model: str, aspect: str) -> str | 
 
 
 def build_grid(suite: Suite, models: Sequence[str] | None = None, seeds: Sequence[int] | None = None,
-               aspects: Sequence[str] | None = None, overrides: Sequence[str] = ()) -> list[Cell]:
-    """Models × aspects × levels, in that order; ``models``/``seeds``/``aspects`` narrow the suite's."""
+               aspects: Sequence[str] | None = None, overrides: Sequence[str] = (),
+               posthoc: Sequence[str] | None = None) -> list[Cell]:
+    """Models × aspects × levels, in that order, then one full-input classifier per aspect explained by each
+    post-hoc method at each level's rate; ``models``/``seeds``/``aspects``/``posthoc`` narrow the suite's."""
     chosen_models = list(models or suite.models or rationalization_models())
     chosen_seeds = [int(s) for s in (seeds if seeds is not None else suite.seeds)]
     unknown = [a for a in (aspects or []) if a not in suite.aspects]
@@ -164,6 +185,18 @@ def build_grid(suite: Suite, models: Sequence[str] | None = None, seeds: Sequenc
                                   *overrides, seeds_override]
                 cells.append(Cell(name=f"{model}/{aspect}/{level.label}", model=model, overrides=cell_overrides,
                                   seeds=chosen_seeds, aspect=aspect, level=level.label, experiment=experiment))
+    methods = list(suite.posthoc if posthoc is None else posthoc)
+    unknown_methods = [m for m in methods if m not in registry.available("method")]
+    if unknown_methods:
+        raise ConfigError(f"posthoc: unknown {unknown_methods}; available: {', '.join(registry.available('method'))}")
+    for aspect in (aspects or list(suite.aspects)) if methods else []:
+        # the classifier's registered defaults: it has no sparsity; the methods select each level's rate
+        explanations = [{"method": method, "level": level.label, "rate": level.target}
+                        for level in suite.aspects[aspect] for method in methods]
+        cells.append(Cell(name=f"{POSTHOC_MODEL}/{aspect}", model=POSTHOC_MODEL, aspect=aspect,
+                          overrides=[f"model={POSTHOC_MODEL}", *dataset, f"dataset.aspect={aspect}", *overrides,
+                                     seeds_override],
+                          seeds=chosen_seeds, explanations=explanations))
     return cells
 
 
@@ -180,6 +213,9 @@ def listing(cells: Sequence[Cell], out_dir: Any, script: str = "python scripts/t
     for cell in cells:
         lines.append(f"{cell.name}  seeds={cell.seeds}" + (f"  [{cell.experiment}]" if cell.experiment else ""))
         lines.append(f"    {script} {' '.join(_quoted(o) for o in cell.overrides)} hydra.run.dir={out_dir}/{cell.name}")
+        for item in cell.explanations:
+            lines.append(f"    python scripts/explain.py {out_dir}/{cell.name} method={item['method']} "
+                         f"rate={item['rate']} tag={item['level']} {' '.join(EXPLAIN_SETTINGS)}")
     return "\n".join(lines) + "\n"
 
 

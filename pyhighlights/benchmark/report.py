@@ -65,7 +65,7 @@ def _viewer_pages(table: PaperTable, folder: Path) -> dict[str, Path]:
 
     pages = {}
     for item in table.entries:
-        if item.stats is None:
+        if item.stats is None or item.cell.name in pages:
             continue
         try:
             pages[item.cell.name] = write_viewer([item.run_dir], folder / viewer_page_name(item.cell),
@@ -83,13 +83,14 @@ def _plots(table: PaperTable, out_dir: Path, stem: str) -> dict[str, Path]:
     written = {}
     for aspect in dict.fromkeys(a for a, _ in table.groups):
         sets = []
+        several = len({lv for a, lv in table.groups if a == aspect}) > 1
         for item in table.entries:
             if item.cell.aspect != aspect or item.stats is None:
                 continue
-            for result in read_results([item.run_dir], evaluation=None):
-                if result.kind == "train":
-                    several = len({lv for a, lv in table.groups if a == aspect}) > 1
-                    result.label = f"{item.cell.model} {item.cell.level}" if several else item.cell.model
+            posthoc = item.row != item.cell.model
+            for result in read_results([item.source.parent], evaluation=None):
+                if result.kind == ("explain" if posthoc else "train"):
+                    result.label = f"{item.row} {item.level}" if several else item.row
                     sets.append(result)
         if sets:
             written[f"plot_{aspect}"] = plot_tradeoff(sets, out_dir / f"{stem}_sparsity_f1_{aspect}.png")

@@ -128,12 +128,38 @@ def run_cell(cell: Cell, run_dir: Path, cfg: Any = None, command: list[str] | No
     if state == "finished":
         log.info("%s: %s already holds seeds %s of this configuration; not training it again",
                  cell.name, run_dir, cell.seeds)
-        return "skipped"
-    log.info("%s: %s seeds %s in %s (%s)", cell.name, "resuming" if state == "interrupted" else "training",
-             cell.seeds, run_dir, " ".join(cell.overrides))
-    run(cfg, run_dir, command=(command or []) + [f"# cell {cell.name}: {' '.join(cell.overrides)}"],
-        resume=state == "interrupted")
-    return "resumed" if state == "interrupted" else "trained"
+    else:
+        log.info("%s: %s seeds %s in %s (%s)", cell.name, "resuming" if state == "interrupted" else "training",
+                 cell.seeds, run_dir, " ".join(cell.overrides))
+        run(cfg, run_dir, command=(command or []) + [f"# cell {cell.name}: {' '.join(cell.overrides)}"],
+            resume=state == "interrupted")
+    explain_cell(cell, run_dir)
+    return {"finished": "skipped", "interrupted": "resumed"}.get(state, "trained")
+
+
+def explanation_dir(run_dir: Path, item: dict[str, Any]) -> Path:
+    """Where :func:`pyhighlights.explain.explain.explain_run` writes ``method`` with ``tag=<level>``."""
+    from pyhighlights.evaluation.outputs import slug
+
+    return Path(run_dir) / "explain" / f"{item['method']}-{slug(item['level'])}"
+
+
+def explain_cell(cell: Cell, run_dir: Path) -> None:
+    """The cell's post-hoc explanations that are not written yet (an interrupted one left only scratch)."""
+    if not cell.explanations:
+        return
+    import torch
+
+    from pyhighlights.explain.explain import explain_run
+
+    for item in cell.explanations:
+        if (explanation_dir(run_dir, item) / "metrics.json").is_file():
+            log.info("%s: %s is explained already", cell.name, explanation_dir(run_dir, item))
+            continue
+        log.info("%s: explaining with %s at rate %s", cell.name, item["method"], item["rate"])
+        explain_run(run_dir, item["method"], rate=float(item["rate"]), tag=item["level"], infidelity_samples=0,
+                    sensitivity_samples=0, device="cuda" if torch.cuda.is_available() else "cpu",
+                    command=["# benchmark cell", cell.name])
 
 
 def train_cells(cells: Sequence[Cell], out_dir: Path, command: list[str] | None = None,
@@ -156,13 +182,17 @@ def train_cells(cells: Sequence[Cell], out_dir: Path, command: list[str] | None 
                 log.error("error: %s failed in %s: %s: %s; going on with the next cell",
                           item.cell.name, item.run_dir, type(error).__name__, error)
         return planned
-    pending = [i for i, item in enumerate(planned) if item.state != "finished"]
+    pending = [i for i, item in enumerate(planned) if item.state != "finished" or not explained(item)]
     for item in planned:
         if item.state == "finished":
             log.info("%s: %s is finished; not training it again", item.cell.name, item.run_dir)
     if pending:
         launch(planned, pending, out_dir, launcher, launcher_overrides)
     return planned
+
+
+def explained(item: Planned) -> bool:
+    return all((explanation_dir(item.run_dir, e) / "metrics.json").is_file() for e in item.cell.explanations)
 
 
 def write_grid(planned: Sequence[Planned], out_dir: Path) -> Path:

@@ -32,10 +32,24 @@ MISSING = "–"
 
 @dataclass
 class Entry:
+    """One (row, aspect, level) of the table: a rationaliser's cell, or one post-hoc method's explanations of
+    the classifier cell of that aspect at that level's rate."""
+
     cell: Cell
     run_dir: Path
     stats: dict[str, Stat] | None  # heading -> statistics; None: missing
     reason: str = ""
+    row: str = ""
+    level: str | None = None
+    source: Path | None = None  # the metrics file read
+
+    @property
+    def group(self) -> tuple[str | None, str | None]:
+        return self.cell.aspect, self.level
+
+    @property
+    def name(self) -> str:
+        return self.cell.name if self.row == self.cell.model else f"{self.cell.name} {self.row} {self.level}"
 
 
 @dataclass
@@ -45,9 +59,9 @@ class PaperTable:
     rows: list[str] = field(default_factory=list)  # models, in grid order
     groups: list[tuple[str, str | None]] = field(default_factory=list)  # (aspect, level)
 
-    def entry(self, model: str, group: tuple[str, str | None]) -> Entry | None:
+    def entry(self, row: str, group: tuple[str, str | None]) -> Entry | None:
         for item in self.entries:
-            if item.cell.model == model and (item.cell.aspect, item.cell.level) == group:
+            if item.row == row and item.group == group:
                 return item
         return None
 
@@ -61,7 +75,7 @@ class PaperTable:
         for item in self.entries:
             if item.stats is None:
                 continue
-            key = (item.cell.aspect, item.cell.level)
+            key = item.group
             for heading in SCORED:
                 stat = item.stats[heading]
                 if stat.mean is not None and stat.mean > out.get((key, heading), float("-inf")):
@@ -85,28 +99,52 @@ def _missing_reason(run_dir: Path, seeds: Sequence[int]) -> str | None:
 
 def collect(cells_and_dirs: Sequence[tuple[Cell, Path]], suite: str = "") -> PaperTable:
     """The table of these cells from their run directories, finished or not."""
-    from pyhighlights.reporting.reader import read_results
-    from pyhighlights.reporting.table import aggregate
-
-    metrics = [metric for _, metric in COLUMNS]
     entries = []
     for cell, run_dir in cells_and_dirs:
         reason = _missing_reason(run_dir, cell.seeds)
-        if reason is not None:
-            entries.append(Entry(cell, run_dir, None, reason))
+        if not cell.explanations:
+            entry = Entry(cell, run_dir, None, reason or "", row=cell.model, level=cell.level,
+                          source=run_dir / "results.json")
+            if reason is None:
+                entry.stats = _stats(run_dir, "train", ACCURACY)
+            entries.append(entry)
             continue
-        sets = [s for s in read_results([run_dir], evaluation=None) if s.kind == "train"]
-        rows = aggregate(sets, metrics)
-        if len(rows) != 1:
-            raise ValueError(f"{run_dir}: expected one training result set, found {len(rows)}")
-        entries.append(Entry(cell, run_dir, {heading: rows[0].cell(metric) for heading, metric in COLUMNS}))
+        from pyhighlights.benchmark.runner import explanation_dir
+
+        for item in cell.explanations:
+            folder = explanation_dir(run_dir, item)
+            entry = Entry(cell, run_dir, None, row=f"{cell.model} + {item['method']}", level=item["level"],
+                          source=folder / "metrics.json")
+            if reason is not None:
+                entry.reason = f"{cell.model}: {reason}"
+            elif not entry.source.is_file():
+                entry.reason = f"not explained yet ({folder})"
+            else:
+                # the explained prediction is the classifier's on the whole document
+                entry.stats = _stats(folder, "explain", FULL_INPUT_ACCURACY)
+            entries.append(entry)
     table = PaperTable(suite, entries)
-    for cell, _ in cells_and_dirs:
-        if cell.model not in table.rows:
-            table.rows.append(cell.model)
-        if (cell.aspect, cell.level) not in table.groups:
-            table.groups.append((cell.aspect, cell.level))
+    for item in entries:
+        if item.row not in table.rows:
+            table.rows.append(item.row)
+        if item.group not in table.groups:
+            table.groups.append(item.group)
     return table
+
+
+ACCURACY, FULL_INPUT_ACCURACY = "accuracy", "full_input_accuracy"
+
+
+def _stats(path: Path, kind: str, accuracy: str) -> dict[str, Stat]:
+    from pyhighlights.reporting.reader import read_results
+    from pyhighlights.reporting.table import aggregate
+
+    metrics = [accuracy if heading == "Acc" else metric for heading, metric in COLUMNS]
+    sets = [s for s in read_results([path], evaluation=None) if s.kind == kind]
+    rows = aggregate(sets, metrics)
+    if len(rows) != 1:
+        raise ValueError(f"{path}: expected one {kind} result set, found {len(rows)}")
+    return {heading: rows[0].cell(metric) for (heading, _), metric in zip(COLUMNS, metrics)}
 
 
 def _group_title(table: PaperTable, group: tuple[str, str | None]) -> str:
@@ -136,7 +174,7 @@ def _texts(table: PaperTable, model: str, group, mark) -> list[str]:
 
 
 def _missing_notes(table: PaperTable) -> list[str]:
-    return [f"{item.cell.name}: {item.reason} ({item.run_dir})" for item in table.entries if item.stats is None]
+    return [f"{item.name}: {item.reason} ({item.run_dir})" for item in table.entries if item.stats is None]
 
 
 def _caption(table: PaperTable) -> str:
@@ -144,7 +182,14 @@ def _caption(table: PaperTable) -> str:
     state = "complete" if table.complete else "PARTIAL: cells marked – are missing"
     return (f"Benchmark {table.suite}: test S (sparsity), P, R, F1 (highlight precision, recall, F1) and Acc "
             f"(accuracy) in percent, mean (std) over {'/'.join(map(str, seeds))} seeds; best of each scored "
-            f"column in bold. {state}.")
+            f"column in bold{_posthoc_note(table)}. {state}.")
+
+
+def _posthoc_note(table: PaperTable) -> str:
+    if all(item.row == item.cell.model for item in table.entries):
+        return ""
+    return ("; a row 'classifier + <method>' is the full-input classifier explained post hoc by that method at "
+            "the level's rate (its Acc is the classifier's on whole documents)")
 
 
 def markdown(table: PaperTable) -> str:
@@ -164,17 +209,21 @@ def csv_text(table: PaperTable) -> str:
     """One line per cell and metric, the numbers as fractions, exactly as computed."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["method", "aspect", "level", "metric", "mean", "std", "n", "best", "status", "run_dir"])
+    writer.writerow(["method", "aspect", "level", "metric", "mean", "std", "n", "best", "status", "run_dir",
+                     "source"])
     best = table.best()
     for item in table.entries:
-        group = (item.cell.aspect, item.cell.level)
+        group = item.group
         for heading, metric in COLUMNS:
             stat = item.stats[heading] if item.stats else None
             has = stat is not None and stat.mean is not None
-            writer.writerow([item.cell.model, item.cell.aspect, item.cell.level, metric,
+            if heading == "Acc" and item.row != item.cell.model:
+                metric = FULL_INPUT_ACCURACY
+            writer.writerow([item.row, item.cell.aspect, item.level, metric,
                              repr(stat.mean) if has else "", repr(stat.std) if has else "", stat.n if stat else 0,
                              str(has and heading in SCORED and best.get((group, heading)) == stat.mean).lower(),
-                             "finished" if item.stats else f"missing: {item.reason}", str(item.run_dir)])
+                             "finished" if item.stats else f"missing: {item.reason}", str(item.run_dir),
+                             str(item.source)])
     return out.getvalue()
 
 

@@ -19,6 +19,8 @@ are written (a partial table, with the missing cells marked, while cells are mis
 
   suite=, models=, seeds=, aspects=, out=   the grid (pyhighlights/configs/benchmark.yaml); models default to the
                                             suite's list, null there: every registered rationalization model
+  posthoc=[saliency,lime]                   the post-hoc rows: the full-input classifier of each aspect explained
+                                            by these methods at each level's rate (posthoc=[]: none)
   data_dir=DIR                              short for dataset.data_dir=DIR
   other KEY=VALUE                           training overrides for every cell (as scripts/train.py takes them),
                                             applied after the suite's and the published experiment's
@@ -28,7 +30,7 @@ are written (a partial table, with the missing cells marked, while cells are mis
   --table-only                              train nothing; write the table of the cells already there
 """
 
-_BENCHMARK_KEYS = ("suite", "models", "seeds", "aspects", "out")
+_BENCHMARK_KEYS = ("suite", "models", "seeds", "aspects", "posthoc", "out")
 
 
 def split_arguments(argv: list[str]) -> tuple[list[str], list[str], str | None, list[str], set[str]]:
@@ -82,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = compose_config(benchmark, config_name="benchmark")
         suite = suite_from_config(cfg.suite)
-        cells = build_grid(suite, _list(cfg.models), _list(cfg.seeds), _list(cfg.aspects), overrides)
+        cells = build_grid(suite, _list(cfg.models), _list(cfg.seeds), _list(cfg.aspects), overrides,
+                           posthoc=_list(cfg.posthoc))
         out = Path(str(cfg.out)).expanduser()
         if "--list" in flags:
             sys.stdout.write(listing(cells, out))

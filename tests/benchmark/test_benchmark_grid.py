@@ -30,8 +30,14 @@ def test_default_models_are_the_registered_models_with_a_sparsity_loss():
 def test_correlated_beer_grid_uses_the_levels_and_the_authors_targets_where_they_give_them():
     cells = build_grid(suite("beer_correlated"))
     models = rationalization_models()
-    assert len(cells) == len(models) * 3 * 3 and all(c.seeds == [0, 1, 2, 3, 4] for c in cells)
+    # models × aspects × levels, then the three aspects' classifiers for the post-hoc rows
+    assert len(cells) == len(models) * 3 * 3 + 3 and all(c.seeds == [0, 1, 2, 3, 4] for c in cells)
     by_name = {c.name: c for c in cells}
+    classifier = by_name["classifier/palate"]
+    assert target_of(classifier) is None and "dataset.aspect=palate" in classifier.overrides
+    assert classifier.explanations == [{"method": m, "level": lv, "rate": r} for lv, r in
+                                       (("S10", 0.1), ("S20", 0.2), ("S30", 0.3))
+                                       for m in ("integrated_gradients", "lime")]
     mgr = by_name["mgr/appearance/S10"]
     # the published setting for the aspect, at the level's target from the MGR readme (0.083 for S~10)
     assert mgr.experiment == "mgr_beer_correlated_appearance" and target_of(mgr) == 0.083
@@ -43,7 +49,8 @@ def test_correlated_beer_grid_uses_the_levels_and_the_authors_targets_where_they
 
 
 def test_beer_keeps_a_published_settings_own_target_and_narrows_to_the_models_asked_for():
-    cells = build_grid(suite("beer"), models=["fr", "rnp"], seeds=[3], overrides=["trainer.max_epochs=2"])
+    cells = build_grid(suite("beer"), models=["fr", "rnp"], seeds=[3], overrides=["trainer.max_epochs=2"],
+                       posthoc=[])
     assert [c.name for c in cells] == ["fr/appearance/S18.5", "fr/aroma/S15.6", "fr/palate/S12.4",
                                        "rnp/appearance/S18.5", "rnp/aroma/S15.6", "rnp/palate/S12.4"]
     fr, rnp = cells[1], cells[4]
@@ -60,6 +67,8 @@ def test_bad_grids_and_suites_are_refused_with_the_field_named():
         build_grid(suite("beer"), models=["nope"])
     with pytest.raises(ConfigError, match="seeds: expected distinct"):
         build_grid(suite("beer"), seeds=[1, 1])
+    with pytest.raises(ConfigError, match="posthoc: unknown \\['shap'\\]"):
+        build_grid(suite("beer"), posthoc=["shap"])
     base = {"name": "x", "dataset": "beer", "aspects": {"aroma": [{"label": "S10", "target": 0.1}]}}
     with pytest.raises(ConfigError, match="suite x .*: levels: unknown field"):
         suite_from_config({**base, "levels": []})
@@ -78,11 +87,16 @@ def test_arguments_are_split_into_the_grid_the_cells_and_the_launcher():
 
 
 def test_list_prints_every_cell_and_its_command(capsys, tmp_path):
-    assert main(["suite=beer_correlated", "models=[mgr,fr]", f"out={tmp_path}", "data_dir=/data/beer", "--list"]) == 0
+    assert main(["suite=beer_correlated", "models=[mgr,fr]", "posthoc=[lime]", f"out={tmp_path}",
+                 "data_dir=/data/beer", "--list"]) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[0] == f"18 cells, 90 runs (cells × seeds) below {tmp_path}"
+    assert text.splitlines()[0] == f"21 cells, 105 runs (cells × seeds) below {tmp_path}"
     commands = [line.strip() for line in text.splitlines() if line.startswith("    python scripts/train.py")]
-    assert len(commands) == 18 and not list(tmp_path.iterdir())  # nothing trained, nothing written
+    assert len(commands) == 21 and not list(tmp_path.iterdir())  # nothing trained, nothing written
+    explained = [line.strip() for line in text.splitlines() if line.startswith("    python scripts/explain.py")]
+    assert len(explained) == 9 and explained[0] == (
+        f"python scripts/explain.py {tmp_path}/classifier/appearance method=lime rate=0.1 tag=S10 "
+        "infidelity_samples=0 sensitivity_samples=0")
     assert commands[0] == ("python scripts/train.py model=mgr experiment=mgr_beer_correlated_appearance dataset=beer "
                            "dataset.variant=correlated dataset.max_length=256 dataset.aspect=appearance "
                            f"{SPARSITY_TARGET}=0.083 dataset.data_dir=/data/beer 'seeds=[0,1,2,3,4]' "

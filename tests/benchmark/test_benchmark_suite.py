@@ -1,7 +1,8 @@
 """scripts/benchmark.py on suite=synthetic: killed in the middle and started again it trains only what is missing;
 the table's cells are the runs' results.json values; its LaTeX is well formed; its HTML opens in Chromium.
 
-One benchmark (2 models × 2 aspects × 1 seed, tiny settings) is shared by the tests of this file.
+One benchmark (2 models × 2 aspects × 1 seed, and the classifier of each aspect explained by saliency; tiny
+settings) is shared by the tests of this file.
 """
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ from pyhighlights.benchmark.table import collect, markdown
 TINY = ["dataset.n_train=80", "dataset.n_heldout=20", "dataset.n_test=20", "trainer.max_epochs=1", "layout=packed",
         "backbone.hidden_size=8", "embeddings.dim=8", "trainer.progress_bar=false"]
 GRID = ["suite=synthetic", "models=[rnp,fr]", "seeds=[0]"]
-CELLS = ["rnp/appearance/S15", "rnp/aroma/S15", "fr/appearance/S15", "fr/aroma/S15"]
+CELLS = ["rnp/appearance/S15", "rnp/aroma/S15", "fr/appearance/S15", "fr/aroma/S15", "classifier/appearance",
+         "classifier/aroma"]
+ROWS = ["rnp", "fr", "classifier + saliency"]
 HEADINGS = {"sparsity": "S", "highlight_precision": "P", "highlight_recall": "R", "highlight_f1": "F1",
             "accuracy": "Acc"}
 
@@ -64,14 +67,17 @@ def test_a_killed_benchmark_restarted_trains_only_the_missing_cells(killed_and_f
     out, after_kill, partial, restarted, killed_in_the_third = killed_and_finished
     # the kill came in the third cell: two finished, the third holds its epoch's checkpoint, the fourth nothing
     assert sorted(after_kill) == sorted(CELLS[:2]) and killed_in_the_third
-    # the partial table marks the two missing cells and names them
+    # the partial table marks the missing cells and names them
     rows = {line.split(" | ")[0].lstrip("| "): line for line in partial.splitlines() if line.startswith("| ")}
     assert "PARTIAL" in partial and rows["rnp"].count("–") == 0 and rows["fr"].count("–") == 10
+    assert rows["classifier + saliency"].count("–") == 10
     assert f"- {CELLS[2]}: state " in partial and f"- {CELLS[3]}: not trained" in partial
+    assert "- classifier/aroma classifier + saliency S15: classifier: not trained" in partial
     log = restarted.stdout + restarted.stderr
     for name in CELLS[:2]:
         assert f"{name}: {out / name} already holds seeds [0]" in log
     assert f"{CELLS[2]}: resuming seeds [0]" in log and f"{CELLS[3]}: training seeds [0]" in log
+    assert "classifier/aroma: explaining with saliency at rate 0.15" in log
     finished = mtimes(out)
     assert {name: finished[name] for name in CELLS[:2]} == after_kill  # not retrained
     assert sorted(finished) == sorted(CELLS)
@@ -83,15 +89,19 @@ def test_a_killed_benchmark_restarted_trains_only_the_missing_cells(killed_and_f
         assert main([*GRID, f"out={out}", *TINY]) == 0
     assert mtimes(out) == finished
     assert sum("not training it again" in r.getMessage() for r in caplog.records) == len(CELLS)
-    assert not any("training seeds" in r.getMessage() or "resuming" in r.getMessage() for r in caplog.records)
+    assert sum("is explained already" in r.getMessage() for r in caplog.records) == 2
+    assert not any(word in r.getMessage() for r in caplog.records for word in ("training seeds", "resuming",
+                                                                                 "explaining"))
 
 
-def expected(run_dir: Path) -> dict[str, tuple[float, float]]:
-    """metric -> (mean, sample std) over the seeds of results.json, read here on its own."""
-    seeds = json.loads((run_dir / "results.json").read_text())["seeds"]
+def expected(path: Path) -> dict[str, tuple[float, float]]:
+    """metric -> (mean, sample std) over the seeds of a results.json or an explanation's metrics.json, read here
+    on its own (an explanation's accuracy is that of the full-input prediction it explains)."""
+    seeds = json.loads(path.read_text())["seeds"]
     out = {}
     for metric in HEADINGS:
-        values = [s[f"test/{metric}"] for s in seeds.values()]
+        key = "full_input_accuracy" if metric == "accuracy" and path.name == "metrics.json" else metric
+        values = [s[f"test/{key}"] for s in seeds.values()]
         mean = sum(values) / len(values)
         std = statistics.stdev(values) if len(values) > 1 else 0.0
         out[metric] = (mean, std)
@@ -101,22 +111,30 @@ def expected(run_dir: Path) -> dict[str, tuple[float, float]]:
 def test_table_cells_are_the_results_json_values_and_the_best_is_marked(killed_and_finished):
     out = killed_and_finished[0]
     rows = list(csv.DictReader(io.StringIO((out / "table.csv").read_text())))
-    assert len(rows) == len(CELLS) * len(HEADINGS)
+    assert len(rows) == len(CELLS) * len(HEADINGS) and [r["method"] for r in rows[::5]] == [
+        "rnp", "rnp", "fr", "fr", "classifier + saliency", "classifier + saliency"]
     md = (out / "table.md").read_text()
     lines = {line.split(" | ")[0].lstrip("| "): line.strip("| \n").split(" | ") for line in md.splitlines()
              if line.startswith("| ") and not line.startswith("| method")}
     heads = [h for h in md.splitlines() if h.startswith("| method")][0].strip("| ").split(" | ")
-    values = {name: expected(out / name) for name in CELLS}
+    values = {(model, aspect): expected(out / model / aspect / "S15" / "results.json")
+              for model in ("rnp", "fr") for aspect in ("appearance", "aroma")}
+    for aspect in ("appearance", "aroma"):
+        explained = out / "classifier" / aspect / "explain" / "saliency-S15" / "metrics.json"
+        values[("classifier + saliency", aspect)] = expected(explained)
     for row in rows:
-        name = f"{row['method']}/{row['aspect']}/{row['level']}"
-        mean, std = values[name][row["metric"]]
+        metric = "accuracy" if row["metric"] == "full_input_accuracy" else row["metric"]
+        mean, std = values[(row["method"], row["aspect"])][metric]
         assert float(row["mean"]) == pytest.approx(mean, rel=1e-12, abs=1e-15)
         assert float(row["std"]) == pytest.approx(std, abs=1e-15) and row["n"] == "1"
-        assert row["status"] == "finished" and Path(row["run_dir"]) == out / name
-        shown = lines[row["method"]][heads.index(f"{row['aspect']} {HEADINGS[row['metric']]}")]
+        posthoc = row["method"] == ROWS[2]
+        folder = out / "classifier" / row["aspect"] if posthoc else out / row["method"] / row["aspect"] / "S15"
+        assert row["status"] == "finished" and Path(row["run_dir"]) == folder
+        assert (row["metric"] == "full_input_accuracy") == (metric == "accuracy" and posthoc)
+        shown = lines[row["method"]][heads.index(f"{row['aspect']} {HEADINGS[metric]}")]
         assert shown.strip("*") == f"{100 * mean:.1f} ({100 * std:.1f})"
-        if row["metric"] != "sparsity":  # the best of each scored column, by the means read here
-            rivals = [values[f"{m}/{row['aspect']}/S15"][row["metric"]][0] for m in ("rnp", "fr")]
+        if metric != "sparsity":  # the best of each scored column, by the means read here
+            rivals = [values[(m, row["aspect"])][metric][0] for m in ROWS]
             assert (row["best"] == "true") == (mean == max(rivals)) == shown.startswith("**")
         else:
             assert row["best"] == "false" and not shown.startswith("**")
@@ -136,7 +154,7 @@ def test_latex_table_is_well_formed_booktabs(killed_and_finished):
     for line in [header, *body]:
         assert line.endswith(r"\\") and len(re.split(r"(?<!\\)&", line)) == len(spec)
     spans = [int(n) for n in re.findall(r"\\multicolumn\{(\d+)\}", tex)]
-    assert sum(spans) == len(spec) - 1 and len(body) == 2
+    assert sum(spans) == len(spec) - 1 and len(body) == len(ROWS)
     assert tex.index(r"\begin{table}") < tex.index(r"\begin{tabular}") < tex.index(r"\end{tabular}") < tex.index(
         r"\end{table}") and r"\textbf{" in tex
     assert "_" not in tex.replace(r"\_", "")  # every underscore escaped
@@ -151,7 +169,7 @@ def test_html_table_opens_in_chromium_and_every_cell_links_to_its_runs_viewer_pa
     browser.get(page.as_uri())
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     links = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "tbody td a")]
-    assert len(links) == len(CELLS) * len(HEADINGS)
+    assert len(links) == len(ROWS) * 2 * len(HEADINGS)
     targets = sorted(set(links))
     assert [Path(t.removeprefix("file://")).name for t in targets] == sorted(
         name.replace("/", "__") + ".html" for name in CELLS)
@@ -171,7 +189,8 @@ def test_the_local_submitit_launcher_trains_the_missing_cell_and_gives_the_same_
     launched = benchmark(out, "hydra/launcher=local")
     assert launched.returncode == 0, launched.stderr[-3000:]
     assert (out / "launcher" / "1").is_dir()  # the launcher's job of cell 1, and only that one
-    assert sorted(p.name for p in (out / "launcher").iterdir() if p.is_dir() and not p.name.startswith(".")) == ["1"]
+    jobs = [p.name for p in (out / "launcher").iterdir() if p.is_dir() and not p.name.startswith(".")]
+    assert jobs == ["1"]
     after = mtimes(out)
     assert {k: v for k, v in after.items() if k != CELLS[1]} == {k: v for k, v in finished.items() if k != CELLS[1]}
     assert (out / "table.csv").read_text() == before  # seeded: the same numbers again
