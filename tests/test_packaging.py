@@ -20,5 +20,6 @@ def test_the_wheel_ships_every_config_file_and_the_console_scripts(tmp_path):
     assert "pyhighlights/viewer/template.html" in names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    for script in ("pyhighlights-train", "pyhighlights-evaluate", "pyhighlights-explain", "pyhighlights-report"):
+    for script in ("pyhighlights-train", "pyhighlights-evaluate", "pyhighlights-explain", "pyhighlights-report",
+                   "pyhighlights-benchmark"):
         assert f"{script} = " in text, script
