@@ -89,7 +89,8 @@ def suite_from_config(node: Any) -> Suite:
         if not raw.get(key):
             raise ConfigError(f"{_where(name, key)}: required")
     if raw.get("published_target", "keep") not in ("keep", "level"):
-        raise ConfigError(f"{_where(name, 'published_target')}: expected keep or level, got {raw['published_target']!r}")
+        raise ConfigError(f"{_where(name, 'published_target')}: expected keep or level, "
+                          f"got {raw['published_target']!r}")
     aspects: dict[str, list[Level]] = {}
     for aspect, levels in raw["aspects"].items():
         if not isinstance(levels, list) or not levels:
@@ -129,20 +130,9 @@ def rationalization_models() -> list[str]:
     from pyhighlights import registry
 
     registry.load_registrations()
-    found = []
-    for name in registry.available("model"):
-        defaults = registry.default_configuration("model", name)
-        losses = getattr(defaults, "losses", None)
-        if losses is not None and "sparsity" in _names(losses):
-            found.append(name)
-    return found
-
-
-def _names(losses: Any) -> set[str]:
-    try:
-        return set(losses.keys()) if hasattr(losses, "keys") else {getattr(losses, "name", "")}
-    except TypeError:
-        return set()
+    # a model's losses are a mapping of term name -> term configuration
+    return [name for name in registry.available("model")
+            if "sparsity" in (getattr(registry.default_configuration("model", name), "losses", None) or {})]
 
 
 def published_experiment(pattern: str | None, model: str, aspect: str) -> str | None:
