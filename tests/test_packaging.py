@@ -20,7 +20,8 @@ def test_the_wheel_ships_every_config_file_the_console_scripts_and_the_registrat
     assert "pyhighlights/viewer/template.html" in names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    for script in ("pyhighlights-train", "pyhighlights-evaluate", "pyhighlights-explain", "pyhighlights-report"):
+    for script in ("pyhighlights-train", "pyhighlights-evaluate", "pyhighlights-explain", "pyhighlights-report",
+                   "pyhighlights-benchmark"):
         assert f"{script} = " in text, script
     # The registrations ship inside the package and are declared as the project's own plugin entry point;
     # no generic top-level package name is taken in site-packages.

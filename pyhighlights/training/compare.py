@@ -15,6 +15,8 @@ Markdown lists the run directory of each row. A table of other runs is never
 replaced: it goes to ``comparison-2.md``, ... instead. ``--table-only``
 tabulates only runs of the configuration and seeds asked for.
 
+The models are a grid of one cell each, trained by the benchmark's runner
+(:mod:`pyhighlights.benchmark.runner`, also behind ``scripts/benchmark.py``).
 Runs are keyed by their resolved configuration: a model's run directory is
 reused only when its manifest records the same parameters and seeds. A
 finished one is not trained again, an interrupted one is resumed in place
@@ -28,8 +30,10 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
+from pyhighlights.benchmark.grid import Cell
+from pyhighlights.benchmark.runner import plan, train_cells
 from pyhighlights.config.files import CONFIG_DIR
 from pyhighlights.reporting.reader import read_results
 from pyhighlights.reporting.table import Row, aggregate, format_table
@@ -60,68 +64,18 @@ def model_overrides(model: str, seeds: Sequence[int], overrides: Sequence[str], 
             f"seeds=[{','.join(str(s) for s in seeds)}]"]
 
 
-def _seeds_done(run_dir: Path) -> set[str]:
-    results = run_dir / "results.json"
-    return set(json.loads(results.read_text()).get("seeds", {})) if results.is_file() else set()
-
-
-def _recorded(run_dir: Path) -> tuple[Any, Any] | None:
-    """(parameters, seeds) from a run directory's manifest; None without one."""
-    manifest = run_dir / "manifest.json"
-    if not manifest.is_file():
-        return None
-    recorded = json.loads(manifest.read_text())
-    return recorded.get("parameters"), recorded.get("seeds")
-
-
-def run_directory(out_dir: Path, model: str, specs: dict[str, Any], seeds: Sequence[int]) -> tuple[Path, str]:
-    """The directory for this model's configuration and its state: ``new``, ``finished`` or ``interrupted``.
-
-    ``<out>/<model>`` first, then ``<model>-2``, ``-3``, ...: the first whose
-    manifest records exactly these parameters and seeds, else the first unused name.
-    """
-    # Through JSON, as the manifest stored them (tuples become lists, paths strings).
-    wanted = (json.loads(json.dumps(specs, default=str)), list(seeds))
-    index = 1
-    while True:
-        run_dir = out_dir / (model if index == 1 else f"{model}-{index}")
-        if not run_dir.exists():
-            return run_dir, "new"
-        if _recorded(run_dir) == wanted:
-            done = {str(s) for s in seeds} <= _seeds_done(run_dir)
-            return run_dir, "finished" if done else "interrupted"
-        index += 1
+def model_cells(models: Sequence[str], seeds: Sequence[int], overrides: Sequence[str], quick: bool) -> list[Cell]:
+    """One benchmark cell per model, named by the model: its run directory is ``<out>/<model>``."""
+    return [Cell(name=model, model=model, overrides=model_overrides(model, seeds, overrides, quick), seeds=list(seeds))
+            for model in models]
 
 
 def train_models(models: Sequence[str], seeds: Sequence[int], out_dir: Path, overrides: Sequence[str] = (),
                  quick: bool = True, command: list[str] | None = None) -> dict[str, Path]:
-    """Train each model (all seeds in one run directory); return model -> run directory."""
-    from pyhighlights.config.compose import compose_config
-    from pyhighlights.training.run import resolve_specs, run
-    from pyhighlights.training.warmup import check_warmup
-
-    out_dir = Path(out_dir)
-    # Validate every model's configuration before training any: a typo fails in seconds, not hours.
-    configs, specs = {}, {}
-    for model in models:
-        cfg = compose_config(model_overrides(model, seeds, overrides, quick))
-        resolved = resolve_specs(cfg)
-        check_warmup(resolved.model, resolved.trainer)
-        specs[model] = resolved.as_dict()
-        configs[model] = cfg
-    run_dirs = {}
-    for model in models:
-        run_dir, state = run_directory(out_dir, model, specs[model], seeds)
-        run_dirs[model] = run_dir
-        if state == "finished":
-            log.info("%s: %s already holds seeds %s of this configuration; not training it again",
-                     model, run_dir, list(seeds))
-            continue
-        log.info("%s: %s seeds %s in %s (%s)", model, "resuming" if state == "interrupted" else "training",
-                 list(seeds), run_dir, " ".join(model_overrides(model, seeds, overrides, quick)))
-        run(configs[model], run_dir, command=(command or []) + [f"# model={model}"],
-            resume=state == "interrupted")
-    return run_dirs
+    """Train each model (all seeds in one run directory) through the benchmark's runner (every configuration
+    checked before any trains; finished runs skipped, interrupted ones resumed); return model -> run directory."""
+    planned = train_cells(model_cells(models, seeds, overrides, quick), Path(out_dir), command)
+    return {item.cell.model: item.run_dir for item in planned}
 
 
 def tabulate(run_dirs: dict[str, Path], metrics: Sequence[str] = METRICS, digits: int = 3) -> Comparison:
@@ -146,13 +100,9 @@ def finished_runs(models: Sequence[str], seeds: Sequence[int], out_dir: Path, ov
                   quick: bool = True) -> dict[str, Path]:
     """Model -> the finished run directory under ``out_dir`` of exactly this configuration and these seeds
     (``--table-only``); a model without one is refused, never stood in for by a run of another configuration."""
-    from pyhighlights.config.compose import compose_config
-    from pyhighlights.training.run import resolve_specs
-
     run_dirs = {}
-    for model in models:
-        specs = resolve_specs(compose_config(model_overrides(model, seeds, overrides, quick))).as_dict()
-        run_dir, state = run_directory(Path(out_dir), model, specs, seeds)
+    for item in plan(model_cells(models, seeds, overrides, quick), Path(out_dir)):
+        model, run_dir, state = item.cell.model, item.run_dir, item.state
         if state != "finished":
             given = " ".join(overrides) or "no overrides"
             raise FileNotFoundError(

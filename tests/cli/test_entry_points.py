@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_each_command_runs_the_function_its_script_calls():
     commands = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert set(commands) == {"pyhighlights-train", "pyhighlights-evaluate", "pyhighlights-explain",
-                             "pyhighlights-report"}
+                             "pyhighlights-report", "pyhighlights-benchmark"}
     for command, target in commands.items():
         module, _, function = target.partition(":")
         assert callable(getattr(importlib.import_module(module), function)), command
