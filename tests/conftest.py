@@ -25,7 +25,26 @@ def learnable_beer_dir(tmp_path_factory):
     return write_learnable_beer(tmp_path_factory.mktemp("learnable_beer"))
 
 
+# The files that take the most CPU, costliest first. They run first, so that with ``-n 2`` the last test to
+# finish is a short one rather than a minute-long training that one worker runs while the other waits.
+# Whole files move (their order inside is kept), so a module-scoped fixture is still set up once per worker.
+LONG_FIRST = (
+    "tests/family/test_family_learns.py",
+    "tests/models/test_grat_learns.py",
+    "tests/cluster/test_fault_injection.py",
+    "tests/models/test_rnp_learns.py",
+    "tests/cluster/test_ddp_cli.py",
+    "tests/family/test_family_ddp.py",
+)
+
+
+def _rank(item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=_rank)  # stable: the other files keep their collection order
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU")

@@ -29,6 +29,8 @@ replies = os.fdopen(os.dup(1), "w")
 os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
 import pyhighlights.cli.train, pyhighlights.training.run, pyhighlights.registry  # the start-up every run shares
 pyhighlights.registry.load_registrations()  # imports the component modules, as every run does first
+import pyhighlights.config.hydra_schema  # the parts' schemas in Hydra's ConfigStore, as every run's first compose
+pyhighlights.config.hydra_schema.register_schemas()  # stores them (a run re-stores them if its parts differ)
 for line in sys.stdin:
     request = json.loads(line)
     sys.stdout.flush(), sys.stderr.flush(), replies.flush()
