@@ -116,7 +116,8 @@ class GRATConfig(RNPConfig):
         "lr": 1e-4, "weight_decay": 2e-6, "recurrence": "padded", "pad_to": None, "bucket": False,
         "losses": {"sparsity": {"weight": 10.0, "target": 0.15, "padding": "counted"},
                    "continuity": {"weight": 10.0, "padding": "counted"},
-                   "guide": {"weight": 10.0}, "match": {"weight": 1.5}},
+                   "guide": {"weight": 10.0, "keep_target": "guide_target"},
+                   "match": {"weight": 1.5, "p": "logits", "q": "guider_logits"}},
         "guider_losses": {"guider_task": {"logits": "guider_logits"}},
         "selector": {"dropout": 0.2},
     }

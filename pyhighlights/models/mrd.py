@@ -62,7 +62,7 @@ class MRDConfig(TwoPhaseConfig):
     defaults = {"losses": {**liu_losses(target=0.075, sparsity=6.0, continuity=6.0),
                            "remainder_task": {"logits": "remainder_logits", "weight": 0.9},
                            "full_task": {"logits": "full_logits", "weight": 0.9},
-                           "divergence": {"weight": 1.0, "logits": "remainder_logits", "reference": "full_logits",
+                           "divergence": {"weight": 1.0, "p": "remainder_logits", "q": "full_logits",
                                           "maximise": True}}}
 
 
