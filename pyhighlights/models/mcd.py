@@ -42,7 +42,7 @@ from cinnamon.registry import RegistrationKey
 
 from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.liu_family import liu_losses
-from pyhighlights.models.mechanics import TwoPhaseConfig, TwoPhaseModel
+from pyhighlights.models.two_phase import TwoPhaseConfig, TwoPhaseModel
 from pyhighlights.registry import Param, registration_key as key
 
 
