@@ -38,7 +38,9 @@ states); ``selector.evaluation=threshold``
 (inference keeps a word when the averaged p(keep) >= 0.5);
 ``predictor_pool=kept``; ``layer_norm=none``. Always: one Adam whose
 parameter groups carry the per-part rates (the reference's one Adam with
-per-group rates).
+per-group rates), stepped as one declared phase (:mod:`pyhighlights.models.phases`;
+manual optimisation, so Lightning's ``accumulate_grad_batches`` is refused as for
+the other phased models).
 """
 from __future__ import annotations
 
