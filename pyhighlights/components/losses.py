@@ -1,8 +1,13 @@
-"""Loss terms: a name, a weight and a function of named tensors.
+"""Loss terms: a name, a weight and a function of its inputs, each input a role.
 
 A model's objective is the weighted sum of its terms (:class:`LossSet`); each
-term is reported under its name. Terms read what they need from the model's
-output dictionary, so a model only has to produce the named tensors.
+term is reported under its name. A term declares the roles of its inputs
+(a divergence reads ``p`` and ``q``, cross-entropy ``logits`` and ``labels``)
+and has one field per role naming the model output it reads there; a role's
+field defaults to the role's own name. A model binds the roles of the terms in
+its slots through its part defaults (``defaults = {"losses": {"divergence":
+{"p": "logits", "q": "full_logits"}}}``); every divergence has the same two
+roles, so swapping one for another in a slot keeps the slot's wiring.
 """
 from __future__ import annotations
 
@@ -17,38 +22,58 @@ from pyhighlights.registry import Configuration, Param, Real
 Outputs = Mapping[str, torch.Tensor]
 
 
-class LossTerm:
-    """``weight * value(outputs)``; subclasses define :meth:`value`."""
-
-    def __init__(self, *, weight: float = 1.0):
-        self.weight = weight
-
-    def value(self, outputs: Outputs) -> torch.Tensor:
-        raise NotImplementedError
-
-
 class WeightOnly(Configuration):
-    """A term's parameters. ``reads``: the model outputs it always reads; ``output_fields``: its
-    fields whose values name a model output (checked against the model's outputs before building)."""
+    """A term's parameters. ``roles``: the inputs it reads, each a field naming the model output read
+    there (checked against the model's outputs before building)."""
 
-    reads: ClassVar[tuple[str, ...]] = ()
-    output_fields: ClassVar[tuple[str, ...]] = ()
+    roles: ClassVar[tuple[str, ...]] = ()
     weight: float = Real(1.0, ge=0.0)
 
 
+def Role(name: str, description: str):
+    """The field of input role ``name``: the model output read in that role (default: the output ``name``)."""
+    return Param(name, description=f"{description} (the model output read as {name!r})")
+
+
+class LossTerm:
+    """``weight * value(inputs)``; subclasses define :meth:`value` over their ``roles``.
+
+    ``inputs`` maps each role to the model output read there (a role not given reads the output of its own
+    name); :meth:`read` picks a term's inputs out of a model's outputs.
+    """
+
+    roles: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, *, weight: float = 1.0, **inputs: str):
+        unknown = sorted(set(inputs) - set(self.roles))
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no input role {unknown[0]!r}; roles: {', '.join(self.roles)}")
+        self.weight = weight
+        self.inputs = {role: inputs.get(role, role) for role in self.roles}
+
+    def read(self, outputs: Outputs) -> dict[str, torch.Tensor]:
+        # A role the term does not use for its options (the guide term's keep_logit by default) may be absent.
+        return {role: outputs[name] for role, name in self.inputs.items() if name in outputs}
+
+    def value(self, inputs: Outputs) -> torch.Tensor:
+        raise NotImplementedError
+
+    def __call__(self, outputs: Outputs) -> torch.Tensor:
+        """The unweighted value on a model's ``outputs``."""
+        return self.value(self.read(outputs))
+
+
 class CrossEntropyConfig(WeightOnly):
-    reads = ("labels",)
-    output_fields = ("logits",)
-    logits: str = Param("logits", description="name of the logits in the model outputs")
+    roles = ("logits", "labels")
+    logits: str = Role("logits", "the class logits")
+    labels: str = Role("labels", "the gold labels")
 
 
 class CrossEntropyTerm(LossTerm):
-    def __init__(self, *, weight: float = 1.0, logits: str = "logits"):
-        super().__init__(weight=weight)
-        self.logits = logits
+    roles = CrossEntropyConfig.roles
 
-    def value(self, outputs):
-        return F.cross_entropy(outputs[self.logits], outputs["labels"])
+    def value(self, inputs):
+        return F.cross_entropy(inputs["logits"], inputs["labels"])
 
 
 def selection_rate(mask: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
@@ -81,7 +106,10 @@ def padded_continuity(raw_mask: torch.Tensor) -> torch.Tensor:
 
 
 class PaddingConfig(WeightOnly):
-    reads = ("mask", "word_mask", "raw_mask")
+    roles = ("mask", "word_mask", "raw_mask")
+    mask: str = Role("mask", "the selection, real words only")
+    word_mask: str = Role("word_mask", "1 on real words")
+    raw_mask: str = Role("raw_mask", "the selector's raw sample, padding included")
     padding: Padding = Param("excluded", description="excluded: real words only; counted: the raw selection over "
                                                      "the padded width, as the G-RAT reference code")
 
@@ -93,27 +121,31 @@ class SparsityConfig(PaddingConfig):
 class SparsityTerm(LossTerm):
     """|selection rate - s| (Lei et al., 2016, as re-implemented by FR/G-RAT)."""
 
-    def __init__(self, *, weight: float = 1.0, target: float = 0.15, padding: Padding = "excluded"):
-        super().__init__(weight=weight)
+    roles = PaddingConfig.roles
+
+    def __init__(self, *, weight: float = 1.0, target: float = 0.15, padding: Padding = "excluded", **inputs: str):
+        super().__init__(weight=weight, **inputs)
         self.target, self.padding = target, padding
 
-    def value(self, outputs):
+    def value(self, inputs):
         if self.padding == "counted":
-            rate = padded_selection_rate(outputs["raw_mask"], outputs["word_mask"])
+            rate = padded_selection_rate(inputs["raw_mask"], inputs["word_mask"])
         else:
-            rate = selection_rate(outputs["mask"], outputs["word_mask"])
+            rate = selection_rate(inputs["mask"], inputs["word_mask"])
         return (rate - self.target).abs()
 
 
 class ContinuityTerm(LossTerm):
-    def __init__(self, *, weight: float = 1.0, padding: Padding = "excluded"):
-        super().__init__(weight=weight)
+    roles = PaddingConfig.roles
+
+    def __init__(self, *, weight: float = 1.0, padding: Padding = "excluded", **inputs: str):
+        super().__init__(weight=weight, **inputs)
         self.padding = padding
 
-    def value(self, outputs):
+    def value(self, inputs):
         if self.padding == "counted":
-            return padded_continuity(outputs["raw_mask"])
-        return continuity(outputs["mask"], outputs["word_mask"])
+            return padded_continuity(inputs["raw_mask"])
+        return continuity(inputs["mask"], inputs["word_mask"])
 
 
 class LossSet:
@@ -138,7 +170,7 @@ class LossSet:
         for name, term in self.terms.items():
             if only is not None and name not in only:
                 continue
-            value = term.value(outputs)
+            value = term(outputs)
             parts[name] = value.detach()
             weighted = term.weight * scales.get(name, 1.0) * value
             total = weighted if total is None else total + weighted
@@ -148,7 +180,11 @@ class LossSet:
 
 
 class GuideConfig(WeightOnly):
-    reads = ("selector_logits", "keep_logit", "guide_target", "word_mask")
+    roles = ("selector_logits", "keep_logit", "keep_target", "word_mask")
+    selector_logits: str = Role("selector_logits", "the selector's [drop, keep] logits per word")
+    keep_logit: str = Role("keep_logit", "the selector's log-odds of keeping each word")
+    keep_target: str = Role("keep_target", "the per-word keep target in [0, 1]")
+    word_mask: str = Role("word_mask", "1 on real words")
     logit: Literal["keep_column", "log_odds"] = Param(
         "keep_column", description="keep_column: the selector's raw keep logit (column 1), as the G-RAT reference; "
                                    "log_odds: logit_keep - logit_drop, i.e. BCE on p(keep)")
@@ -159,16 +195,18 @@ class GuideConfig(WeightOnly):
 class GuideTerm(LossTerm):
     """BCEWithLogits(selector logit, guide target) per word, averaged (G-RAT, Hu and Yu 2024)."""
 
-    def __init__(self, *, weight: float = 1.0, logit: str = "keep_column", average: str = "padded"):
-        super().__init__(weight=weight)
+    roles = GuideConfig.roles
+
+    def __init__(self, *, weight: float = 1.0, logit: str = "keep_column", average: str = "padded", **inputs: str):
+        super().__init__(weight=weight, **inputs)
         self.logit, self.average = logit, average
 
-    def value(self, outputs):
-        logit = outputs["selector_logits"][..., 1] if self.logit == "keep_column" else outputs["keep_logit"]
-        per_word = F.binary_cross_entropy_with_logits(logit, outputs["guide_target"], reduction="none")
+    def value(self, inputs):
+        logit = inputs["selector_logits"][..., 1] if self.logit == "keep_column" else inputs["keep_logit"]
+        per_word = F.binary_cross_entropy_with_logits(logit, inputs["keep_target"], reduction="none")
         if self.average == "padded":
             return per_word.mean()
-        word_mask = outputs["word_mask"]
+        word_mask = inputs["word_mask"]
         return (per_word * word_mask).sum() / word_mask.sum().clamp(min=1)
 
 
@@ -196,41 +234,43 @@ def mixture_to_both(log_p: torch.Tensor, log_q: torch.Tensor) -> torch.Tensor:
     return 0.5 * ((m * (log_m - log_p)).sum(-1) + (m * (log_m - log_q)).sum(-1))
 
 
-class JSDConfig(WeightOnly):
-    output_fields = ("logits", "reference")
-    logits: str = Param("logits", description="the distribution pulled toward the reference")
-    reference: str = Param("guider_logits", description="the reference distribution (detached)")
+class DivergenceConfig(WeightOnly):
+    """The two roles of every divergence between class distributions: ``p``, the logits that move (the
+    gradient flows into them), and ``q``, the reference logits (read detached)."""
+
+    roles = ("p", "q")
+    p: str = Role("p", "the logits pulled toward (or, maximised, pushed from) the reference")
+    q: str = Role("q", "the reference logits (detached)")
+
+
+class JSDConfig(DivergenceConfig):
+    pass
 
 
 class JSDTerm(LossTerm):
-    """Textbook JSD(softmax(logits), softmax(reference).detach()), averaged over the batch."""
+    """Textbook JSD(softmax(p), softmax(q).detach()), averaged over the batch."""
 
-    def __init__(self, *, weight: float = 1.0, logits: str = "logits", reference: str = "guider_logits"):
-        super().__init__(weight=weight)
-        self.logits, self.reference = logits, reference
+    roles = DivergenceConfig.roles
 
-    def value(self, outputs):
-        p = torch.softmax(outputs[self.logits], dim=-1)
-        q = torch.softmax(outputs[self.reference].detach(), dim=-1)
+    def value(self, inputs):
+        p = torch.softmax(inputs["p"], dim=-1)
+        q = torch.softmax(inputs["q"].detach(), dim=-1)
         return jensen_shannon(p, q).mean()
 
 
 class MixtureMatchTerm(JSDTerm):
-    """½[KL(M‖P) + KL(M‖Q)] with P from ``logits``, Q from ``reference`` (detached), averaged over the batch.
+    """½[KL(M‖P) + KL(M‖Q)] with P = softmax(p), Q = softmax(q) (q detached), averaged over the batch.
 
     G-RAT's match term as its reference code computes it (the default of ``model=grat``).
     """
 
-    def value(self, outputs):
-        log_p = torch.log_softmax(outputs[self.logits], dim=-1)
-        log_q = torch.log_softmax(outputs[self.reference].detach(), dim=-1)
+    def value(self, inputs):
+        log_p = torch.log_softmax(inputs["p"], dim=-1)
+        log_q = torch.log_softmax(inputs["q"].detach(), dim=-1)
         return mixture_to_both(log_p, log_q).mean()
 
 
-class KLConfig(WeightOnly):
-    output_fields = ("logits", "reference")
-    logits: str = Param("logits", description="Q: the distribution that moves (name in the model outputs)")
-    reference: str = Param("full_logits", description="P: the reference distribution (detached)")
+class KLConfig(DivergenceConfig):
     maximise: bool = Param(False, description="minimise -KL instead of KL (the value reported is then -KL)")
 
 
@@ -242,17 +282,19 @@ def kl_divergence(reference_logits: torch.Tensor, logits: torch.Tensor) -> torch
 
 
 class KLTerm(LossTerm):
-    """KL(softmax(reference).detach() || softmax(logits)), averaged over the batch (MCD, MRD).
+    """KL(softmax(q).detach() || softmax(p)), averaged over the batch (MCD, MRD): the reference q is the
+    first argument, as ``kl_div(log_softmax(p), softmax(q))`` computes it.
 
     With ``maximise`` the term's value is -KL, so minimising the weighted sum
     increases the divergence (MRD's selector objective).
     """
 
-    def __init__(self, *, weight: float = 1.0, logits: str = "logits", reference: str = "full_logits",
-                 maximise: bool = False):
-        super().__init__(weight=weight)
-        self.logits, self.reference, self.maximise = logits, reference, maximise
+    roles = DivergenceConfig.roles
 
-    def value(self, outputs):
-        kl = kl_divergence(outputs[self.reference].detach(), outputs[self.logits]).mean()
+    def __init__(self, *, weight: float = 1.0, maximise: bool = False, **inputs: str):
+        super().__init__(weight=weight, **inputs)
+        self.maximise = maximise
+
+    def value(self, inputs):
+        kl = kl_divergence(inputs["q"].detach(), inputs["p"]).mean()
         return -kl if self.maximise else kl

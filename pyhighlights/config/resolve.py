@@ -140,14 +140,15 @@ def check_wiring(configuration: type, spec: Spec, path: str) -> None:
         outputs = ", ".join(sorted(produced))
         for label, term in spec[loss_set].items():
             term_config = registry.entry("loss", term["name"]).configuration
-            for name in getattr(term_config, "reads", ()):
-                if name not in produced:
-                    raise ConfigError(f"{path}.{loss_set}.{label}: loss {term['name']!r} reads {name!r}, which "
-                                      f"{spec['name']} does not produce here; outputs: {outputs}")
-            for field_name in getattr(term_config, "output_fields", ()):
-                if term[field_name] not in produced:
-                    raise ConfigError(f"{path}.{loss_set}.{label}.{field_name}: {term[field_name]!r} is not an "
-                                      f"output of {spec['name']}; outputs: {outputs}")
+            for role in getattr(term_config, "roles", ()):
+                if term[role] in produced:
+                    continue
+                where = f"{path}.{loss_set}.{label}.{role}"
+                # a role left at its own name is one the slot does not bind: say how to bind it
+                hint = (f" (loss {term['name']!r} reads its {role!r} input from the output named here: "
+                        f"{where}=<output>)" if term[role] == role else "")
+                raise ConfigError(f"{where}: {term[role]!r} is not an output of {spec['name']}{hint}; "
+                                  f"outputs: {outputs}")
     for field_name, loss_set in getattr(configuration, "term_fields", {}).items():
         value = spec[field_name]
         for name in [value] if isinstance(value, str) else value:

@@ -53,6 +53,7 @@ from torch import nn
 from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
 from pyhighlights.models.mechanics import AuxiliaryPretraining
+from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Param, registration_key as key
 
@@ -79,12 +80,11 @@ class DARConfig(LiuFamilyConfig):
                 "auxiliary_losses": {"auxiliary_task": {"logits": "auxiliary_full_logits"}}}
 
 
-class DAR(AuxiliaryPretraining, RNP):
+class DAR(PhasedTraining, AuxiliaryPretraining, RNP):
     def __init__(self, *, auxiliary_predictor, auxiliary_losses, auxiliary_epochs: int = 20,
                  auxiliary_lr: float | None = None, auxiliary_selection: str = "f1", auxiliary_mode: str = "train",
                  auxiliary_layer_norm: bool = True, **rnp):
         super().__init__(**rnp)
-        self.automatic_optimization = False
         self.auxiliary_encoder = self.make_backbone()
         size = self.auxiliary_encoder.output_size
         self.auxiliary_norm = nn.LayerNorm(size) if auxiliary_layer_norm else nn.Identity()
@@ -103,9 +103,23 @@ class DAR(AuxiliaryPretraining, RNP):
         return [self.selector_encoder, self.selector_norm, self.selector,
                 self.predictor_encoder, self.predictor_norm, self.predictor]
 
-    def configure_optimizers(self):
-        return [self.make_optimizer(self.auxiliary_modules(), lr=self.auxiliary_lr),
-                self.make_optimizer(self.rationaliser_modules())]
+    def parts(self):
+        return {"auxiliary": self.auxiliary_modules(), "rationaliser": self.rationaliser_modules()}
+
+    def optimisers(self):
+        return {"auxiliary": self.make_optimizer(self.auxiliary_modules(), lr=self.auxiliary_lr),
+                "rationaliser": self.make_optimizer(self.rationaliser_modules())}
+
+    def phases(self):
+        return [
+            # the teacher alone on the full text while it pre-trains
+            Phase("auxiliary", trains=("auxiliary",), optimisers=("auxiliary",), outputs=self.auxiliary_outputs,
+                  losses="auxiliary_losses", when=lambda: self.pretraining, logged="train/auxiliary_loss",
+                  progress_bar=True, reported=False),
+            # then the rationaliser, its gradient reaching the selector through the frozen teacher
+            Phase("rationaliser", trains=("rationaliser",), optimisers=("rationaliser",),
+                  outputs=lambda step: self(step.batch), when=lambda: not self.pretraining),
+        ]
 
     def auxiliary_logits(self, batch, keep_words=None):
         states, pool_mask = self.encode_words(self.auxiliary_encoder, batch, keep_words, norm=self.auxiliary_norm)
@@ -116,17 +130,6 @@ class DAR(AuxiliaryPretraining, RNP):
         selection = self.select(batch)
         logits = self.predict(batch, selection.mask)
         return self.outputs(batch, selection, logits, auxiliary_logits=self.auxiliary_logits(batch, selection.mask))
-
-    def training_step(self, batch, batch_idx):
-        auxiliary_opt, rationaliser_opt = self.optimizers()
-        if self.pretraining:
-            self.auxiliary_pretraining_step(auxiliary_opt, batch)
-            return None
-        outputs = self(batch)
-        total, parts = self.loss(outputs)
-        self.manual_step(rationaliser_opt, total, self.rationaliser_modules())
-        self.log_train(total, parts, outputs, batch.size)
-        return None
 
     def validation_step(self, batch, batch_idx):
         super().validation_step(batch, batch_idx)

@@ -35,7 +35,8 @@ group the same way before each step).
 from __future__ import annotations
 
 from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
-from pyhighlights.models.mechanics import global_selection_rate, part_optimizer, scale_part_lr
+from pyhighlights.models.mechanics import global_selection_rate, part_optimizer
+from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Real
 
@@ -52,18 +53,25 @@ def predictor_factor(rate: float, min_factor: float, empty_factor: float) -> flo
     return empty_factor if rate == 0 else max(rate, min_factor)
 
 
-class DR(RNP):
+class DR(PhasedTraining, RNP):
     def __init__(self, *, min_factor: float = 0.05, empty_factor: float = 1.0, **rnp):
         super().__init__(**rnp)
-        self.automatic_optimization = False
         self.min_factor, self.empty_factor = min_factor, empty_factor
 
     def parts(self):
         return {"selector": [self.selector_encoder, self.selector_norm, self.selector],
                 "predictor": [self.predictor_encoder, self.predictor_norm, self.predictor]}
 
-    def configure_optimizers(self):
-        return part_optimizer(self, self.parts(), {"selector": self.lr, "predictor": self.lr})
+    def optimisers(self):
+        return {"rationaliser": part_optimizer(self, self.parts(), {"selector": self.lr, "predictor": self.lr})}
+
+    def phases(self):
+        # one phase: the whole objective, the predictor's rate rescaled by the batch's selection rate
+        return [Phase("rationaliser", trains=("selector", "predictor"), optimisers=("rationaliser",),
+                      outputs=lambda step: self(step.batch),
+                      lr_factors=lambda outputs: {"predictor": self.predictor_factor(outputs)},
+                      after=lambda result, step: self.log("train/predictor_lr_factor", result.lr_factors["predictor"],
+                                                          batch_size=step.batch.size))]
 
     def predictor_factor(self, outputs) -> float:
         """The factor of the global batch's selection rate, counting padding as the sparsity term does."""
@@ -72,13 +80,3 @@ class DR(RNP):
         rate = global_selection_rate(mask, outputs["word_mask"], count_padding=counted)
         return predictor_factor(rate, self.min_factor, self.empty_factor)
 
-    def training_step(self, batch, batch_idx):
-        optimizer = self.optimizers()
-        outputs = self(batch)
-        total, parts = self.loss(outputs)
-        factor = self.predictor_factor(outputs)
-        scale_part_lr(optimizer, "predictor", factor)
-        self.manual_step(optimizer, total, [m for modules in self.parts().values() for m in modules])
-        self.log_train(total, parts, outputs, batch.size)
-        self.log("train/predictor_lr_factor", factor, batch_size=batch.size)
-        return None

@@ -7,11 +7,10 @@ distribution. The two terms are annealed against each other: the guide term
 is scaled by f, the match term by 1 - f, f = max(1 - max(t - 1, 0) * decay, 0)
 over rationaliser steps t.
 
-One training step (two optimisers, manual optimisation):
+One training step, two phases (:meth:`GRAT.phases`; two optimisers, manual optimisation):
 1. guider step on the full input (train mode: noisy attention, dropout);
-2. rationaliser forward;
-3. guider re-read in eval mode without gradients -> per-word targets;
-4. rationaliser step, from ``pretrain_epochs`` on; then t += 1.
+2. from ``pretrain_epochs`` on, the rationaliser: its forward, the guider re-read in eval mode without
+   gradients -> per-word targets, the rationaliser step; then t += 1.
 
 Defaults compute what the reference code (github.com/shuaibo919/g-rat) computes.
 Our options, each a named setting, and why one might want them:
@@ -43,6 +42,7 @@ from pyhighlights.components.losses import LossSet
 from pyhighlights.components.words import tokens_to_words_sum
 from pyhighlights.config.resolve import build
 from pyhighlights.models.base import SELECTION_OUTPUTS
+from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, Real, registration_key as key
 
@@ -116,7 +116,8 @@ class GRATConfig(RNPConfig):
         "lr": 1e-4, "weight_decay": 2e-6, "recurrence": "padded", "pad_to": None, "bucket": False,
         "losses": {"sparsity": {"weight": 10.0, "target": 0.15, "padding": "counted"},
                    "continuity": {"weight": 10.0, "padding": "counted"},
-                   "guide": {"weight": 10.0}, "match": {"weight": 1.5}},
+                   "guide": {"weight": 10.0, "keep_target": "guide_target"},
+                   "match": {"weight": 1.5, "p": "logits", "q": "guider_logits"}},
         "guider_losses": {"guider_task": {"logits": "guider_logits"}},
         "selector": {"dropout": 0.2},
     }
@@ -134,7 +135,7 @@ class GRATConfig(RNPConfig):
         return config
 
 
-class GRAT(RNP):
+class GRAT(PhasedTraining, RNP):
     #: What the per-epoch log line says of the first ``pretrain_epochs`` epochs, and the loss it shows.
     warm_up_description: ClassVar[str] = "only the guider trains"
     warm_up_loss: ClassVar[str] = "train/guider_loss"
@@ -149,7 +150,6 @@ class GRAT(RNP):
         self.shared_embeddings = shared_embeddings
         if shared_embeddings:
             share_embedding_table(self.selector_encoder, self.predictor_encoder)
-        self.automatic_optimization = False
         self.guider = self.build_part("guider", guider, "model.guider", encoder=self.make_backbone(),
                                       num_classes=self.num_classes)
         self.guider_losses = LossSet({label: build("loss", spec, path=f"model.guider_losses.{label}")
@@ -177,8 +177,23 @@ class GRAT(RNP):
             pool_mask = batch.attention_mask
         return self.predictor(self.pool(self.norm(states), pool_mask))
 
-    def configure_optimizers(self):
-        return [self.make_optimizer([self.guider], lr=self.guider_lr), self.make_optimizer(self.rationaliser_modules())]
+    def parts(self):
+        return {"guider": [self.guider], "rationaliser": self.rationaliser_modules()}
+
+    def optimisers(self):
+        return {"guider": self.make_optimizer([self.guider], lr=self.guider_lr),
+                "rationaliser": self.make_optimizer(self.rationaliser_modules())}
+
+    def phases(self):
+        return [
+            # the guider on the full input, every batch (train mode: noisy attention, dropout)
+            Phase("guider", trains=("guider",), optimisers=("guider",), outputs=self.guider_outputs,
+                  losses="guider_losses", logged="train/guider_loss", progress_bar=True, reported=False),
+            # the rationaliser from pretrain_epochs on, its guide and match terms annealed against each other
+            Phase("rationaliser", trains=("rationaliser",), optimisers=("rationaliser",),
+                  outputs=lambda step: self(step.batch), start_epoch=self.pretrain_epochs, scales=self.scales,
+                  after=self.count_rationaliser_step),
+        ]
 
     def annealing(self) -> float:
         return annealing_factor(int(self.rationaliser_steps), self.decay)
@@ -206,19 +221,11 @@ class GRAT(RNP):
         target, guider_logits = self.guidance(batch)
         return self.outputs(batch, selection, logits, guide_target=target, guider_logits=guider_logits)
 
-    # --- training -------------------------------------------------------------------
-    def training_step(self, batch, batch_idx):
-        guider_opt, rationaliser_opt = self.optimizers()
-        read = self.guider(batch.input_ids, batch.attention_mask)
-        guider_loss, guider_parts = self.guider_losses({"guider_logits": read.logits, "labels": batch.labels})
-        self.manual_step(guider_opt, guider_loss, [self.guider])
-        self.log("train/guider_loss", guider_loss.detach(), prog_bar=True, batch_size=batch.size)
-        if self.current_epoch < self.pretrain_epochs:
-            return None
-        outputs = self(batch)
-        total, parts = self.loss(outputs, scales=self.scales())
-        self.manual_step(rationaliser_opt, total, self.rationaliser_modules())
+    # --- training (the phases above) -------------------------------------------------
+    def guider_outputs(self, step):
+        read = self.guider(step.batch.input_ids, step.batch.attention_mask)
+        return {"guider_logits": read.logits, "labels": step.batch.labels}
+
+    def count_rationaliser_step(self, result, step) -> None:
         self.rationaliser_steps += 1
-        self.log_train(total, parts, outputs, batch.size)
-        self.log("train/annealing", self.annealing(), batch_size=batch.size)
-        return None
+        self.log("train/annealing", self.annealing(), batch_size=step.batch.size)

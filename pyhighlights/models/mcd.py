@@ -42,7 +42,7 @@ from cinnamon.registry import RegistrationKey
 
 from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.liu_family import liu_losses
-from pyhighlights.models.mechanics import TwoPhaseConfig, TwoPhaseModel
+from pyhighlights.models.two_phase import TwoPhaseConfig, TwoPhaseModel
 from pyhighlights.registry import Param, registration_key as key
 
 
@@ -58,7 +58,7 @@ class MCDConfig(TwoPhaseConfig):
     outputs = {"losses": SELECTION_OUTPUTS | {"full_logits"}}
     defaults = {"losses": {**liu_losses(target=0.1, sparsity=6.0, continuity=6.0),
                            "full_task": {"logits": "full_logits", "weight": 0.9},
-                           "divergence": {"weight": 1.0, "logits": "logits", "reference": "full_logits"}}}
+                           "divergence": {"weight": 1.0, "p": "logits", "q": "full_logits"}}}
 
 
 class MCD(TwoPhaseModel):

@@ -1,6 +1,7 @@
-"""Training mechanics shared by the SPP family (FR, DR, MGR, MCD, DAR, MRD, ...).
+"""Training mechanics shared by models of several parts (FR, DR, MGR, MCD, DAR, MRD, ...).
 
-Each model file states *what* its objective is; the *how* lives here once:
+Each model file states *what* its objective is; the *how* lives here once (the phases a model
+trains in, and the one mechanism running them, are in :mod:`pyhighlights.models.phases`):
 
 - **parts with their own learning rates** (:func:`part_optimizer`,
   :func:`scale_part_lr`): one Adam whose parameter groups are tagged with
@@ -13,13 +14,6 @@ Each model file states *what* its objective is; the *how* lives here once:
   every process, or the replicas drift apart; it is summed over processes in
   one all-reduce call, so it equals the single-process value on the global
   batch.
-- **frozen modules** (:func:`frozen`): parameters stop requiring gradients
-  for the duration of a phase, so the phase's backward neither computes nor
-  leaves gradients for them and its optimiser step cannot move them.
-- **multi-phase manual steps** (:class:`PhasedSteps`, :class:`TwoPhaseModel`):
-  a phase is (optimiser, loss terms, modules it trains); each phase step is
-  :meth:`SPPModel.manual_step`, the DDP-safe partial step (backward with
-  the strategy's sync blocked, flattened gradient averaging).
 - **an auxiliary model pre-trained on the full text** (:class:`AuxiliaryPretraining`):
   trained alone for the first epochs, its best validation state (accuracy or
   F1 on the full text, summed over processes) is kept, restored when
@@ -29,8 +23,7 @@ Each model file states *what* its objective is; the *how* lives here once:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -40,9 +33,6 @@ from torch import nn
 from pyhighlights.components.losses import LossSet
 from pyhighlights.config.resolve import build
 from pyhighlights.data.batch import Batch
-from pyhighlights.models.liu_family import LiuFamilyConfig
-from pyhighlights.models.rnp import RNP
-from pyhighlights.registry import Param
 
 log = logging.getLogger("pyhighlights")
 
@@ -106,138 +96,6 @@ def global_selection_rate(mask: torch.Tensor, word_mask: torch.Tensor, count_pad
     return float(selected / words.clamp(min=1))
 
 
-# --- frozen modules ----------------------------------------------------------------------
-@contextmanager
-def frozen(modules: Iterable[nn.Module]):
-    """Parameters of ``modules`` do not require gradients inside the block (restored after)."""
-    params = [p for m in modules for p in m.parameters() if p.requires_grad]
-    for p in params:
-        p.requires_grad_(False)
-    try:
-        yield
-    finally:
-        for p in params:
-            p.requires_grad_(True)
-
-
-# --- multi-phase manual steps ------------------------------------------------------------
-class PhasedSteps:
-    """Mixin for :class:`SPPModel` subclasses with manual optimisation in phases."""
-
-    def phase_step(self, optimizer, outputs: Mapping[str, torch.Tensor], terms: Iterable[str] | None,
-                   modules: Sequence[nn.Module]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        """Loss over ``terms`` (all terms when None), then a DDP-safe step of ``modules`` with ``optimizer``."""
-        total, parts = self.loss(outputs, only=None if terms is None else set(terms))
-        self.manual_step(optimizer, total, modules)
-        return total, parts
-
-
-class TwoPhaseConfig(LiuFamilyConfig):
-    """An RNP-shaped model trained in two phases per batch (MCD, MRD)."""
-
-    term_fields = {"predictor_terms": "losses", "selector_terms": "losses"}
-
-    predictor_terms: list[str] = Param(["task", "sparsity", "continuity"],
-                                       description="loss terms of phase 1 (predictor step on the detached selection)")
-    selector_terms: list[str] = Param(["sparsity", "continuity"],
-                                      description="loss terms of phase 2 (selector step, predictor frozen)")
-    predictor_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False,
-                                       description="learning rate of the predictor; null = lr")
-    phase1_selector_step: bool = Param(True, description="phase 1 also steps the selector (with the gradient "
-                                                         "its terms give it: sparsity and continuity)")
-    fresh_sample: bool = Param(True, description="phase 2 draws a new selection from the updated selector; "
-                                                 "false reuses phase 1's sample")
-
-    @classmethod
-    def default(cls):
-        config = super().default()
-        config.add_condition(lambda c: bool(c.predictor_terms) and bool(c.selector_terms),
-                             name="predictor_terms and selector_terms must not be empty")
-        # Phase 1's backward frees the sample's graph (and may step the selector), so phase 2 can reuse
-        # the sample only if phase 1 did not backpropagate through it.
-        config.add_condition(lambda c: c.fresh_sample or not {"sparsity", "continuity"} & set(c.predictor_terms),
-                             name="fresh_sample=false reuses phase 1's sample: model.predictor_terms must then "
-                                  "leave out sparsity and continuity")
-        return config
-
-
-class TwoPhaseModel(PhasedSteps, RNP):
-    """Per batch: (1) predictor step on the *detached* selection, (2) selector step with the predictor frozen.
-
-    Phase 1 (MCD ``train_util.py`` train_decouple_causal2, MRD ``train_util.py``
-    train_adv_causal): the selector samples; the predictor reads the detached
-    sample; one backward of the phase-1 terms, then the predictor's optimiser
-    steps and, with ``phase1_selector_step``, the selector's too — its only
-    gradient is that of the phase-1 terms that read the selection itself
-    (sparsity, continuity). Phase 2: with ``fresh_sample`` the updated
-    selector samples again; the predictor is re-run frozen (no gradient to it,
-    its optimiser does not step) so gradients reach the selector through it.
-    A subclass says what the predictor reads in each phase (:meth:`views`).
-    """
-
-    def __init__(self, *, predictor_terms: Sequence[str], selector_terms: Sequence[str],
-                 predictor_lr: float | None = None, phase1_selector_step: bool = True, fresh_sample: bool = True,
-                 **rnp):
-        super().__init__(**rnp)
-        self.automatic_optimization = False
-        self.losses.require(predictor_terms, "model.predictor_terms")
-        self.losses.require(selector_terms, "model.selector_terms")
-        self.predictor_terms, self.selector_terms = list(predictor_terms), list(selector_terms)
-        self.predictor_lr = predictor_lr or self.lr
-        self.phase1_selector_step, self.fresh_sample = phase1_selector_step, fresh_sample
-
-    def selector_modules(self) -> list[nn.Module]:
-        return [self.selector_encoder, self.selector_norm, self.selector]
-
-    def predictor_modules(self) -> list[nn.Module]:
-        return [self.predictor_encoder, self.predictor_norm, self.predictor]
-
-    def configure_optimizers(self):
-        return [self.make_optimizer(self.predictor_modules(), lr=self.predictor_lr),
-                self.make_optimizer(self.selector_modules())]
-
-    def evaluation_scales(self):
-        """Validation/test ``loss`` = the terms some phase trains (a term no phase uses is logged, not summed)."""
-        used = set(self.predictor_terms) | set(self.selector_terms)
-        return {name: 0.0 for name in self.losses.terms if name not in used}
-
-    def full_logits(self, batch: Batch, grad: bool) -> torch.Tensor:
-        """The predictor on the full text (no graph when ``grad`` is false)."""
-        with torch.set_grad_enabled(grad and torch.is_grad_enabled()):
-            return self.predict(batch, None)
-
-    def views(self, batch: Batch, mask: torch.Tensor, phase: str) -> dict[str, torch.Tensor]:
-        """Named predictor outputs for ``phase`` in {"predictor", "selector", "evaluate"}."""
-        raise NotImplementedError
-
-    def _outputs(self, batch, selection, views):
-        views = dict(views)
-        return self.outputs(batch, selection, views.pop("logits", None), **views)
-
-    def forward(self, batch):
-        selection = self.select(batch)
-        return self._outputs(batch, selection, self.views(batch, selection.mask, "evaluate"))
-
-    def training_step(self, batch, batch_idx):
-        predictor_opt, selector_opt = self.optimizers()
-        selection = self.select(batch)
-        # The predictor reads the detached sample; the selection terms read the sample itself.
-        first = self._outputs(batch, selection, self.views(batch, selection.mask.detach(), "predictor"))
-        stepped = [predictor_opt, selector_opt] if self.phase1_selector_step else predictor_opt
-        p_total, p_parts = self.phase_step(stepped, first, self.predictor_terms,
-                                           self.predictor_modules() + self.selector_modules())
-        if self.fresh_sample:
-            selection = self.select(batch)
-        with frozen(self.predictor_modules()):
-            second = self._outputs(batch, selection, self.views(batch, selection.mask, "selector"))
-            s_total, s_parts = self.phase_step(selector_opt, second, self.selector_terms, self.selector_modules())
-        self.log("train/predictor_loss", p_total.detach(), batch_size=batch.size)
-        self.log("train/selector_loss", s_total.detach(), batch_size=batch.size)
-        phase1 = {f"phase1_{name}" if name in s_parts else name: value for name, value in p_parts.items()}
-        self.log_train(p_total.detach() + s_total.detach(), {**phase1, **s_parts}, second, batch.size)
-        return None
-
-
 # --- an auxiliary model pre-trained on the full text -------------------------------------
 #: How the auxiliary model's best pre-training epoch is chosen on the full validation text:
 #: accuracy, or the F1 of class 1 (macro F1 over classes beyond two), as DAR's ``teacher_beer.py``.
@@ -271,8 +129,8 @@ class AuxiliaryPretraining:
 
     The host model calls :meth:`init_auxiliary` in ``__init__`` and implements
     :meth:`auxiliary_modules` and :meth:`auxiliary_logits`. For the first
-    ``auxiliary_epochs`` epochs :meth:`auxiliary_pretraining_step` trains it
-    on the full text (loss: ``auxiliary_losses``, over ``auxiliary_full_logits``)
+    ``auxiliary_epochs`` epochs (while :attr:`pretraining`) the host's pre-training phase trains it
+    on the full text (loss: ``auxiliary_losses``, over :meth:`auxiliary_outputs`)
     and every validation epoch scores it on the full validation text
     (``selection``: accuracy or F1; counts summed over processes, so every
     rank picks the same epoch); the state with the best score is kept, like
@@ -345,12 +203,10 @@ class AuxiliaryPretraining:
         return result
 
     # training
-    def auxiliary_pretraining_step(self, optimizer, batch: Batch) -> torch.Tensor:
-        logits = self.auxiliary_logits(batch, None)
-        total, _ = self.auxiliary_losses({"auxiliary_full_logits": logits, "labels": batch.labels})
-        self.manual_step(optimizer, total, self.auxiliary_modules())
-        self.log("train/auxiliary_loss", total.detach(), prog_bar=True, batch_size=batch.size)
-        return total
+    def auxiliary_outputs(self, step) -> dict[str, torch.Tensor]:
+        """What the pre-training phase's terms read: the auxiliary model on the full text, and the labels."""
+        batch = step.batch
+        return {"auxiliary_full_logits": self.auxiliary_logits(batch, None), "labels": batch.labels}
 
     def end_auxiliary_pretraining(self) -> None:
         """Restore the best validation state and freeze (idempotent; called when an epoch starts)."""

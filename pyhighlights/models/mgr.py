@@ -38,7 +38,9 @@ states); ``selector.evaluation=threshold``
 (inference keeps a word when the averaged p(keep) >= 0.5);
 ``predictor_pool=kept``; ``layer_norm=none``. Always: one Adam whose
 parameter groups carry the per-part rates (the reference's one Adam with
-per-group rates).
+per-group rates), stepped as one declared phase (:mod:`pyhighlights.models.phases`;
+manual optimisation, so Lightning's ``accumulate_grad_batches`` is refused as for
+the other phased models).
 """
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ from pyhighlights.components.selectors import Selection, deterministic_mask
 from pyhighlights.models.base import SPPModel
 from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
 from pyhighlights.models.mechanics import part_optimizer
+from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.registry import Param
 
 
@@ -76,7 +79,7 @@ def averaged_selection(selections: list[Selection], word_mask: torch.Tensor, sam
     return Selection(logits=logits, mask=raw * word_mask.to(raw.dtype), raw_mask=raw)
 
 
-class MGR(SPPModel):
+class MGR(PhasedTraining, SPPModel):
     def __init__(self, *, selector, predictor, num_generators: int = 5, shared_generator_encoder: bool = True,
                  generator_lr_scale: float = 3.0, predictor_lr_scale: float | None = None,
                  layer_norm: str = "selector", **common):
@@ -116,8 +119,12 @@ class MGR(SPPModel):
         lrs["predictor"] = self.lr * self.predictor_lr_scale
         return lrs
 
-    def configure_optimizers(self):
-        return part_optimizer(self, self.parts(), self.part_lrs())
+    def optimisers(self):
+        return {"all": part_optimizer(self, self.parts(), self.part_lrs())}
+
+    def phases(self):
+        # one phase: the k generators' RNP losses summed into one backward and one step
+        return [Phase("generators", trains=tuple(self.parts()), optimisers=("all",), outputs=self.generator_outputs)]
 
     # --- selection and prediction ---------------------------------------------------
     def generator_states(self, index: int, batch) -> torch.Tensor:
@@ -141,18 +148,14 @@ class MGR(SPPModel):
         sample = self.training or selectors.samples_at_evaluation(self.generators[0])
         return averaged_selection(selections, batch.word_mask, sample=sample, temperature=temperature)
 
-    # --- training -------------------------------------------------------------------
-    def training_step(self, batch, batch_idx):
-        total = None
-        summed: dict[str, torch.Tensor] = {}
+    # --- training (the phase above) -------------------------------------------------
+    def generator_outputs(self, step) -> list[dict[str, torch.Tensor]]:
+        """Each generator's selection and the predictor on it (their losses are summed, their terms averaged)."""
+        batch, views = step.batch, []
         for i, selection in enumerate(self.all_selections(batch)):
             outputs = self.outputs(batch, selection, self.predict(batch, selection.mask))
-            loss, parts = self.loss(outputs)
-            total = loss if total is None else total + loss
-            for name, value in parts.items():
-                summed[name] = summed.get(name, 0.0) + value / self.num_generators
             self.log(f"train/generator{i}_selection_rate",
                      (selection.mask.detach() * outputs["word_mask"]).sum() / outputs["word_mask"].sum(),
                      batch_size=batch.size)
-        self.log_train(total, summed, outputs, batch.size)
-        return total
+            views.append(outputs)
+        return views

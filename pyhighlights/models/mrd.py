@@ -45,7 +45,7 @@ from cinnamon.registry import RegistrationKey
 
 from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.liu_family import liu_losses
-from pyhighlights.models.mechanics import TwoPhaseConfig, TwoPhaseModel
+from pyhighlights.models.two_phase import TwoPhaseConfig, TwoPhaseModel
 from pyhighlights.registry import Param, registration_key as key
 
 
@@ -62,7 +62,7 @@ class MRDConfig(TwoPhaseConfig):
     defaults = {"losses": {**liu_losses(target=0.075, sparsity=6.0, continuity=6.0),
                            "remainder_task": {"logits": "remainder_logits", "weight": 0.9},
                            "full_task": {"logits": "full_logits", "weight": 0.9},
-                           "divergence": {"weight": 1.0, "logits": "remainder_logits", "reference": "full_logits",
+                           "divergence": {"weight": 1.0, "p": "remainder_logits", "q": "full_logits",
                                           "maximise": True}}}
 
 

@@ -9,8 +9,9 @@ from pyhighlights.config.resolve import ConfigError, schema, validate
 def test_schema_nests_children_with_model_specific_defaults():
     spec = schema("model", "grat")
     assert spec["selector"]["temperature"] == 1.0
-    assert spec["losses"]["sparsity"] == {"name": "sparsity", "weight": 10.0, "target": 0.15, "padding": "counted"}
-    assert spec["losses"]["match"]["weight"] == 1.5
+    assert spec["losses"]["sparsity"] == {"name": "sparsity", "weight": 10.0, "target": 0.15, "padding": "counted",
+                                          "mask": "mask", "word_mask": "word_mask", "raw_mask": "raw_mask"}
+    assert spec["losses"]["match"] == {"name": "match", "weight": 1.5, "p": "logits", "q": "guider_logits"}
     assert spec["guider_losses"]["guider_task"]["logits"] == "guider_logits"
     # the generic loss default is untouched by the model's presets
     assert schema("loss", "sparsity")["weight"] == 1.0
@@ -55,11 +56,17 @@ def test_conditions_are_checked():
      "model.losses.task.logits: 'no_such_output' is not an output of rnp; outputs: keep_logit, labels, logits, "
      "mask, raw_mask, selector_logits, word_mask"),
     ({"name": "rnp", "losses": {"sparsity": {"name": "guide"}}},
-     "model.losses.sparsity: loss 'guide' reads 'guide_target', which rnp does not produce here; outputs: "),
+     "model.losses.sparsity.keep_target: 'keep_target' is not an output of rnp (loss 'guide' reads its "
+     "'keep_target' input from the output named here: model.losses.sparsity.keep_target=<output>); outputs: "),
+    # a divergence in a slot that binds no distributions
+    ({"name": "rnp", "losses": {"task": {"name": "kl"}}},
+     "model.losses.task.p: 'p' is not an output of rnp (loss 'kl' reads its 'p' input from the output named here"),
     ({"name": "grat", "guider_losses": {"guider_task": {"logits": "logits"}}},
-     "model.guider_losses.guider_task.logits: 'logits' is not an output of grat; outputs: guider_logits, labels"),
-    ({"name": "mcd", "losses": {"divergence": {"reference": "guider_logits"}}},
-     "model.losses.divergence.reference: 'guider_logits' is not an output of mcd; outputs: "),
+     "model.guider_losses.guider_task.logits: 'logits' is not an output of grat (loss 'cross_entropy' reads its "
+     "'logits' input from the output named here: model.guider_losses.guider_task.logits=<output>); "
+     "outputs: guider_logits, labels"),
+    ({"name": "mcd", "losses": {"divergence": {"q": "guider_logits"}}},
+     "model.losses.divergence.q: 'guider_logits' is not an output of mcd; outputs: "),
     # an annealed term, or a phase's term, that names no loss term
     ({"name": "grat", "guide_term": "nope"},
      "model.guide_term: 'nope' is not a loss term of model.losses; terms: task, sparsity, continuity, guide, match"),
@@ -83,4 +90,4 @@ def test_the_parts_own_defaults_follow_the_chosen_part():
     assert spec["selector"] == {"name": "random", "rate": 0.15}
     # G-RAT's match weight 1.5 carries to another divergence in that slot
     assert validate("model", {"name": "grat", "losses": {"match": {"name": "jsd"}}}, "model")["losses"]["match"] == {
-        "name": "jsd", "weight": 1.5, "logits": "logits", "reference": "guider_logits"}
+        "name": "jsd", "weight": 1.5, "p": "logits", "q": "guider_logits"}

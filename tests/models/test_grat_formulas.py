@@ -50,6 +50,6 @@ def test_guide_bce_option_excludes_padding():
     word_mask = torch.tensor([[1.0, 1.0, 0.0]])
     # BCE(0 -> 1) = log 2 ; BCE(2 -> 0) = log(1 + e^2); the padded third word is ignored
     expected = (math.log(2) + math.log(1 + math.exp(2))) / 2
-    value = GuideTerm(logit="log_odds", average="valid").value(
+    value = GuideTerm(logit="log_odds", average="valid", keep_target="guide_target")(
         {"keep_logit": keep_logit, "guide_target": target, "word_mask": word_mask})
     assert value.item() == pytest.approx(expected, rel=1e-6)

@@ -23,8 +23,8 @@ def test_match_term_is_kl_from_the_mixture_and_jsd_is_kl_to_it():
     p, q = [0.9, 0.1], [0.2, 0.8]
     m = [0.55, 0.45]
     outputs = {"logits": torch.tensor([p]).log(), "guider_logits": torch.tensor([q]).log()}
-    reference = MixtureMatchTerm().value(outputs).item()
-    textbook = JSDTerm().value(outputs).item()
+    reference = MixtureMatchTerm(p="logits", q="guider_logits")(outputs).item()
+    textbook = JSDTerm(p="logits", q="guider_logits")(outputs).item()
     assert reference == pytest.approx(0.5 * (kl(m, p) + kl(m, q)), rel=1e-5)
     assert textbook == pytest.approx(0.5 * (kl(p, m) + kl(q, m)), rel=1e-5)
     assert reference != pytest.approx(textbook, rel=1e-2)
@@ -34,7 +34,7 @@ def test_match_term_equals_the_kl_div_calls_of_the_reference_including_its_gradi
     torch.manual_seed(0)
     logits = torch.randn(4, 3, requires_grad=True)
     guider = torch.randn(4, 3)
-    ours = MixtureMatchTerm().value({"logits": logits, "guider_logits": guider})
+    ours = MixtureMatchTerm(p="logits", q="guider_logits")({"logits": logits, "guider_logits": guider})
     (grad_ours,) = torch.autograd.grad(ours, logits)
     # Plain re-derivation: M from both softmaxes (M keeps its gradient), kl_div(log_softmax(x), M), batchmean.
     logits2 = logits.detach().clone().requires_grad_(True)
@@ -50,8 +50,8 @@ def test_far_apart_the_reference_match_pulls_much_harder_than_jsd():
     # P = softmax([10, -10]) (almost one-hot on class 0), Q almost one-hot on class 1.
     logits = torch.tensor([[10.0, -10.0]], requires_grad=True)
     guider = torch.tensor([[-10.0, 10.0]])
-    (g_match,) = torch.autograd.grad(MixtureMatchTerm().value({"logits": logits, "guider_logits": guider}), logits)
-    (g_jsd,) = torch.autograd.grad(JSDTerm().value({"logits": logits, "guider_logits": guider}), logits)
+    (g_match,) = torch.autograd.grad(MixtureMatchTerm(p="logits", q="guider_logits")({"logits": logits, "guider_logits": guider}), logits)
+    (g_jsd,) = torch.autograd.grad(JSDTerm(p="logits", q="guider_logits")({"logits": logits, "guider_logits": guider}), logits)
     # d/dx of ½KL(M‖P) ~ ½(p - m) on the logits: magnitude ~0.25; JSD's gradient vanishes like p·log p.
     assert g_match.abs().max().item() == pytest.approx(0.25, rel=0.05)
     assert g_match.norm() / g_jsd.norm() > 1e5  # ratio ~1e7 here (~1e3 at logits ±5, ~34 at ±3)
@@ -89,11 +89,11 @@ def test_guide_bce_on_the_raw_keep_column_over_the_padded_batch():
     outputs = {"selector_logits": logits, "keep_logit": logits[..., 1] - logits[..., 0], "guide_target": target,
                "word_mask": WORD_MASK}
     expected = sum(bce(keep[b][i], float(target[b, i])) for b in range(2) for i in range(5)) / 10
-    assert GuideTerm().value(outputs).item() == pytest.approx(expected, rel=1e-5)
+    assert GuideTerm(keep_target="guide_target")(outputs).item() == pytest.approx(expected, rel=1e-5)
     # The options: log-odds logit averaged over the 7 real words.
     expected_valid = sum(bce(keep[b][i] - drop[b][i], float(target[b, i]))
                          for b in range(2) for i in range(5) if WORD_MASK[b, i]) / 7
-    option = GuideTerm(logit="log_odds", average="valid").value(outputs).item()
+    option = GuideTerm(logit="log_odds", average="valid", keep_target="guide_target")(outputs).item()
     assert option == pytest.approx(expected_valid, rel=1e-5)
 
 
