@@ -1,0 +1,223 @@
+"""Integrated Gradients of a one-layer GRU backbone through the linearity of its input projection.
+
+Integrated Gradients (Sundararajan et al., 2017) with a zero baseline
+evaluates the gradient at the scaled embeddings α·x for every step α. The
+backbone reads u = c ⊙ emb (c: the token's presence times its padding mask),
+and its GRU starts with the input projection W_ih u + b_ih, which is linear
+in u. Two consequences make the steps cheap without changing the result:
+
+- forward: the projection of a step is α·P + b_ih with P = W_ih (c ⊙ x), so
+  P is computed once per document instead of once per step;
+- backward: a token's score is the sum over embedding dimensions of
+  x ⊙ Σ_s w_s ∂f/∂emb(α_s) (what :class:`~pyhighlights.explain.methods.GradientAttribution`
+  keeps), and ∂f/∂emb = c · W_ihᵀ g with g the gradient at the projection,
+  so the score is Σ_s w_s ⟨P, g_s⟩: the gradient never goes back through W_ih.
+
+The recurrence itself is run step by step here (forward, then the GRU's
+backward by hand, without weight gradients), for every step α and document
+of the batch at once; the rest of the model (normalisation, pooling, head)
+runs through its own code with autograd: the backbone's output is replaced
+by the states computed here. The step sizes and points are captum's
+(``approximation_parameters``), so the numbers are captum's to float
+rounding; each call first checks its recurrence against the backbone's own
+forward on the unscaled input, and the caller falls back to captum when
+they disagree (a backbone this module does not know).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import torch
+from torch import nn
+
+from pyhighlights.explain.forward import CaptumForward, embedding_layer, input_backbone
+
+#: agreement asked of this recurrence against the backbone's own forward (float32 rounding over a few
+#: hundred steps stays orders of magnitude below it)
+_CHECK_RTOL, _CHECK_ATOL = 1e-4, 1e-5
+
+
+def supported(model) -> bool:
+    """A one-layer GRU :class:`RecurrentBackbone` in eval mode, whose embedding layer is the one attributed."""
+    from pyhighlights.components.backbones.recurrent import RecurrentBackbone
+
+    try:
+        backbone = input_backbone(model)
+        layer = embedding_layer(model)
+    except TypeError:
+        return False
+    if type(backbone).forward is not RecurrentBackbone.forward or layer is not backbone.embedding:
+        return False
+    layers = [*backbone.forward_layers, *(backbone.backward_layers or [])]
+    return (len(backbone.forward_layers) == 1 and not backbone.training
+            and all(isinstance(rnn, nn.GRU) and rnn.num_layers == 1 and not rnn.bidirectional
+                    and rnn.batch_first for rnn in layers))
+
+
+@contextmanager
+def _backbone_forward(backbone: nn.Module, forward):
+    """Within the block, calling ``backbone`` runs ``forward`` (an instance attribute shadows the method)."""
+    backbone.forward = forward
+    try:
+        yield
+    finally:
+        del backbone.forward
+
+
+class _Direction:
+    """One GRU direction over time-major inputs: the forward recurrence, then its backward by hand."""
+
+    def __init__(self, rnn: nn.GRU):
+        self.w_ih, self.w_hh = rnn.weight_ih_l0.detach(), rnn.weight_hh_l0.detach()
+        hidden = self.w_hh.shape[1]
+        zeros = self.w_hh.new_zeros(3 * hidden)
+        self.b_ih = rnn.bias_ih_l0.detach() if rnn.bias else zeros
+        self.b_hh = rnn.bias_hh_l0.detach() if rnn.bias else zeros
+        self.hidden = hidden
+
+    def project(self, inputs: torch.Tensor) -> torch.Tensor:
+        """W_ih u without the bias, [B, T, 3H]."""
+        return inputs @ self.w_ih.t()
+
+    def forward(self, gates_in: torch.Tensor) -> torch.Tensor:
+        """States [T, R, H] from input gates [T, R, 3H] (bias included); keeps what the backward needs."""
+        steps, rows, _ = gates_in.shape
+        size = self.hidden
+        h = gates_in.new_zeros(rows, size)
+        self.saved = saved = gates_in.new_empty(5, steps, rows, size)  # h_prev, r, z, n, (W_hn h + b_hn)
+        states = gates_in.new_empty(steps, rows, size)
+        for t in range(steps):
+            gi = gates_in[t]
+            gh = torch.addmm(self.b_hh, h, self.w_hh.t())
+            rz = torch.sigmoid(gi[:, :2 * size] + gh[:, :2 * size])
+            r, z = rz[:, :size], rz[:, size:]
+            gh_n = gh[:, 2 * size:]
+            n = torch.tanh(torch.addcmul(gi[:, 2 * size:], r, gh_n))
+            saved[0, t], saved[1, t], saved[2, t], saved[3, t], saved[4, t] = h, r, z, n, gh_n
+            h = torch.addcmul(n, z, h - n)
+            states[t] = h
+        return states
+
+    def backward(self, grad_states: torch.Tensor, projected: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+        """Σ_s w_s ⟨P, g_s⟩ per document and time step, [T, B]: ``grad_states`` [T, R, H] with R = S·B rows
+        (step-major), ``projected`` P [T, B, 3H], ``weights`` w [S]."""
+        steps, rows, size = grad_states.shape
+        batch = projected.shape[1]
+        h_prev, r, z, n, gh_n = self.saved
+        scores = grad_states.new_empty(steps, batch)
+        dh = grad_states.new_zeros(rows, size)
+        dgates = grad_states.new_empty(rows, 3 * size)
+        for t in reversed(range(steps)):
+            dh = dh + grad_states[t]
+            dn = dh * (1 - z[t]) * (1 - n[t] * n[t])  # through n = tanh(·)
+            dgates[:, :size] = dn * gh_n[t] * r[t] * (1 - r[t])
+            dgates[:, size:2 * size] = dh * (h_prev[t] - n[t]) * z[t] * (1 - z[t])
+            # the input gates' gradient is the hidden gates' except for n, where r scales the hidden part
+            weighted = weights @ torch.cat([dgates[:, :2 * size], dn], dim=1).view(-1, batch * 3 * size)
+            scores[t] = (weighted.view(batch, 3 * size) * projected[t]).sum(dim=1)
+            dgates[:, 2 * size:] = dn * r[t]
+            dh = torch.addmm(dh * z[t], dgates, self.w_hh)
+        del self.saved
+        return scores
+
+
+class RecurrentIntegratedGradients:
+    """``attribute(embeddings, target, keep, fields) -> (token scores [B, T], delta [B])`` or None when the
+    backbone's own forward disagrees with this recurrence (the caller then uses captum)."""
+
+    def __init__(self, forward: CaptumForward, n_steps: int, integration: str, internal_batch_size: int | None):
+        from captum.attr._utils.approximation_methods import approximation_parameters
+
+        sizes, alphas = approximation_parameters(integration)
+        self.forward = forward
+        self.weights = torch.tensor(sizes(n_steps), dtype=torch.float32)
+        self.alphas = torch.tensor(alphas(n_steps), dtype=torch.float32)
+        self.internal_batch_size = internal_batch_size
+        self.backbone = input_backbone(forward.model)
+        self.directions = [_Direction(self.backbone.forward_layers[0])]
+        if self.backbone.backward_layers is not None:
+            self.directions.append(_Direction(self.backbone.backward_layers[0]))
+
+    def _reverse(self, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        from pyhighlights.components.backbones.recurrent import reverse_all, reverse_within_length
+
+        return (reverse_all if self.backbone.recurrence == "padded" else reverse_within_length)(x, lengths)
+
+    def _inputs(self, embeddings, keep, fields):
+        """The stock backbone's states on the unscaled input, and the recurrence's input u = c ⊙ emb [B, T, E]."""
+        from pyhighlights.components.backbones.recurrent import RecurrentBackbone
+
+        captured = {}
+
+        def capture(input_ids, attention_mask, keep=None):
+            captured.update(attention_mask=attention_mask, keep=keep)
+            captured["states"] = RecurrentBackbone.forward(self.backbone, input_ids, attention_mask, keep)
+            return captured["states"]
+
+        with torch.no_grad(), _backbone_forward(self.backbone, capture):
+            full = self.forward.embeddings(embeddings, keep, *fields)
+        mask = captured["attention_mask"]
+        real = mask.unsqueeze(-1).to(embeddings.dtype)
+        inputs = embeddings * real if self.backbone.recurrence == "padded" else embeddings
+        if captured["keep"] is not None:
+            inputs = inputs * captured["keep"].unsqueeze(-1)
+        return full, captured["states"], inputs, mask
+
+    def _states(self, projected, mask, alphas) -> torch.Tensor:
+        """Backbone states [S·B, T, H'] (before its norm) at the scaled inputs α_s·x, step-major rows."""
+        lengths = mask.sum(dim=1).repeat(len(alphas))
+        outputs = []
+        for direction, project in zip(self.directions, projected):
+            gates = (alphas.view(-1, 1, 1, 1) * project.unsqueeze(0)).flatten(0, 1) + direction.b_ih  # [S·B, T, 3H]
+            if outputs:  # the backward direction reads each row reversed
+                gates = self._reverse(gates, lengths)
+            states = direction.forward(gates.transpose(0, 1).contiguous()).transpose(0, 1)
+            outputs.append(self._reverse(states, lengths) if outputs else states)
+        states = torch.cat(outputs, dim=-1)
+        if self.backbone.recurrence != "padded":
+            states = states * mask.repeat(len(alphas), 1).unsqueeze(-1).to(states.dtype)
+        return states
+
+    def _chunk_scores(self, projected, mask, keep, fields, target, alphas, weights) -> torch.Tensor:
+        """Σ over this chunk's steps of w_s ⟨P, g_s⟩ per token, [B, T]."""
+        steps = len(alphas)
+        states = self._states(projected, mask, alphas).requires_grad_()
+        backbone = self.backbone
+        with torch.enable_grad(), _backbone_forward(backbone, lambda *args, **kw: backbone.norm(backbone.dropout(states))):
+            outputs = self.forward.presence(keep.repeat(steps, 1), *(f.repeat(steps, 1) for f in fields))
+            picked = outputs.gather(1, target.repeat(steps).view(-1, 1)).sum()
+            (grad,) = torch.autograd.grad(picked, states)
+        if backbone.recurrence != "padded":
+            grad = grad * mask.repeat(steps, 1).unsqueeze(-1).to(grad.dtype)
+        lengths = mask.sum(dim=1)
+        size = self.directions[0].hidden
+        scores = 0
+        for index, (direction, project) in enumerate(zip(self.directions, projected)):
+            part = grad[..., index * size:(index + 1) * size]
+            if index:
+                part = self._reverse(part, lengths.repeat(steps))
+                project = self._reverse(project, lengths)
+            per_step = direction.backward(part.transpose(0, 1).contiguous(), project.transpose(0, 1).contiguous(),
+                                          weights).t()  # [B, T]
+            scores = scores + (self._reverse(per_step.unsqueeze(-1), lengths).squeeze(-1) if index else per_step)
+        return scores
+
+    @torch.no_grad()
+    def attribute(self, embeddings, target, keep, fields):
+        embeddings = embeddings.detach()
+        target = torch.as_tensor(target, device=embeddings.device).reshape(-1).expand(embeddings.shape[0])
+        full, stock, inputs, mask = self._inputs(embeddings, keep, fields)
+        projected = [direction.project(inputs) for direction in self.directions]
+        ours = self.backbone.norm(self.backbone.dropout(self._states(projected, mask, torch.ones(1))))
+        if not torch.allclose(ours, stock, rtol=_CHECK_RTOL, atol=_CHECK_ATOL):
+            return None
+        rows = self.internal_batch_size or len(self.alphas) * embeddings.shape[0]
+        per_chunk = max(1, rows // embeddings.shape[0])
+        scores = 0
+        for start in range(0, len(self.alphas), per_chunk):
+            part = slice(start, start + per_chunk)
+            scores = scores + self._chunk_scores(projected, mask, keep, fields, target, self.alphas[part],
+                                                 self.weights[part])
+        baseline = self.forward.embeddings(torch.zeros_like(embeddings), keep, *fields)
+        change = (full - baseline).gather(1, target.view(-1, 1)).squeeze(1)
+        return scores, scores.sum(dim=1) - change
