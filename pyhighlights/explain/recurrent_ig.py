@@ -25,6 +25,7 @@ they disagree (a backbone this module does not know).
 """
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 
 import torch
@@ -65,7 +66,12 @@ def _backbone_forward(backbone: nn.Module, forward):
 
 
 class _Direction:
-    """One GRU direction over time-major inputs: the forward recurrence, then its backward by hand."""
+    """One GRU direction over time-major inputs: the forward recurrence, then its backward by hand.
+
+    Every intermediate goes into buffers allocated once per call (``out=``): on one CPU thread the
+    elementwise steps cost as much as the matrix products, and fresh tensors of this size each cost
+    an allocation and its page faults.
+    """
 
     def __init__(self, rnn: nn.GRU):
         self.w_ih, self.w_hh = rnn.weight_ih_l0.detach(), rnn.weight_hh_l0.detach()
@@ -74,50 +80,78 @@ class _Direction:
         self.b_ih = rnn.bias_ih_l0.detach() if rnn.bias else zeros
         self.b_hh = rnn.bias_hh_l0.detach() if rnn.bias else zeros
         self.hidden = hidden
+        #: the input gates' bias with the recurrent bias of r and z folded in (see :meth:`forward`)
+        self.gate_bias = self.b_ih + torch.cat([self.b_hh[:2 * hidden], zeros[:hidden]])
+        self._buffers: dict[str, torch.Tensor] = {}
 
     def project(self, inputs: torch.Tensor) -> torch.Tensor:
         """W_ih u without the bias, [B, T, 3H]."""
         return inputs @ self.w_ih.t()
 
+    def _buffer(self, name: str, *shape: int) -> torch.Tensor:
+        """A buffer of ``shape`` reused across calls: fresh tensors of this size cost page faults each time."""
+        numel = math.prod(shape)
+        flat = self._buffers.get(name)
+        if flat is None or flat.numel() < numel:
+            flat = self._buffers[name] = self.w_hh.new_empty(numel)
+        return flat[:numel].view(shape)
+
     def forward(self, gates_in: torch.Tensor) -> torch.Tensor:
-        """States [T, R, H] from input gates [T, R, 3H] (bias included); keeps what the backward needs."""
+        """States [T + 1, R, H] (row 0: the zero initial state) from input gates [T, R, 3H] that hold
+        W_i u + b_i + (b_hr, b_hz, 0): the recurrent bias of r and z folded in, the one of n kept apart
+        because r scales it.
+
+        Keeps the hidden gates of n (W_hn h + b_hn), r and z, and n for :meth:`backward`."""
         steps, rows, _ = gates_in.shape
         size = self.hidden
-        h = gates_in.new_zeros(rows, size)
-        self.saved = saved = gates_in.new_empty(5, steps, rows, size)  # h_prev, r, z, n, (W_hn h + b_hn)
-        states = gates_in.new_empty(steps, rows, size)
+        w_hh = self.w_hh.t()
+        b_hn = self.b_hh[2 * size:]
+        self.hidden_gates = hidden_gates = self._buffer("hidden_gates", steps, rows, 3 * size)
+        self.rz = rz = self._buffer("rz", steps, rows, 2 * size)
+        self.n = n = self._buffer("n", steps, rows, size)
+        self.states = states = self._buffer("states", steps + 1, rows, size)
+        states[0].zero_()
+        spare = self._buffer("spare", rows, size)
         for t in range(steps):
-            gi = gates_in[t]
-            gh = torch.addmm(self.b_hh, h, self.w_hh.t())
-            rz = torch.sigmoid(gi[:, :2 * size] + gh[:, :2 * size])
-            r, z = rz[:, :size], rz[:, size:]
-            gh_n = gh[:, 2 * size:]
-            n = torch.tanh(torch.addcmul(gi[:, 2 * size:], r, gh_n))
-            saved[0, t], saved[1, t], saved[2, t], saved[3, t], saved[4, t] = h, r, z, n, gh_n
-            h = torch.addcmul(n, z, h - n)
-            states[t] = h
+            gi, gh = gates_in[t], hidden_gates[t]
+            torch.mm(states[t], w_hh, out=gh)
+            gh[:, 2 * size:].add_(b_hn)
+            torch.add(gi[:, :2 * size], gh[:, :2 * size], out=rz[t]).sigmoid_()
+            torch.addcmul(gi[:, 2 * size:], rz[t, :, :size], gh[:, 2 * size:], out=n[t]).tanh_()
+            torch.sub(states[t], n[t], out=spare)
+            torch.addcmul(n[t], rz[t, :, size:], spare, out=states[t + 1])  # h' = n + z (h - n)
         return states
 
     def backward(self, grad_states: torch.Tensor, projected: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-        """Σ_s w_s ⟨P, g_s⟩ per document and time step, [T, B]: ``grad_states`` [T, R, H] with R = S·B rows
+        """Σ_s w_s ⟨P, g_s⟩ per time step and document, [T, B]: ``grad_states`` [T, R, H] with R = S·B rows
         (step-major), ``projected`` P [T, B, 3H], ``weights`` w [S]."""
         steps, rows, size = grad_states.shape
         batch = projected.shape[1]
-        h_prev, r, z, n, gh_n = self.saved
-        scores = grad_states.new_empty(steps, batch)
-        dh = grad_states.new_zeros(rows, size)
-        dgates = grad_states.new_empty(rows, 3 * size)
+        hidden_gates, rz, n, states = self.hidden_gates, self.rz, self.n, self.states
+        ones = self._buffer("ones", rows, size).fill_(1.0)
+        dh = self._buffer("dh", rows, size).zero_()
+        paired = self._buffer("paired", rows, 2 * size)  # [dn · (W_hn h + b_hn), dh · (h_prev - n)]
+        slopes = self._buffer("slopes", rows, 2 * size)  # σ' of r and z
+        first, second = self._buffer("first", rows, size), self._buffer("second", rows, size)
         for t in reversed(range(steps)):
-            dh = dh + grad_states[t]
-            dn = dh * (1 - z[t]) * (1 - n[t] * n[t])  # through n = tanh(·)
-            dgates[:, :size] = dn * gh_n[t] * r[t] * (1 - r[t])
-            dgates[:, size:2 * size] = dh * (h_prev[t] - n[t]) * z[t] * (1 - z[t])
-            # the input gates' gradient is the hidden gates' except for n, where r scales the hidden part
-            weighted = weights @ torch.cat([dgates[:, :2 * size], dn], dim=1).view(-1, batch * 3 * size)
-            scores[t] = (weighted.view(batch, 3 * size) * projected[t]).sum(dim=1)
-            dgates[:, 2 * size:] = dn * r[t]
-            dh = torch.addmm(dh * z[t], dgates, self.w_hh)
-        del self.saved
+            r, z = rz[t, :, :size], rz[t, :, size:]
+            gh = hidden_gates[t]
+            dh.add_(grad_states[t])
+            torch.sub(states[t], n[t], out=paired[:, size:]).mul_(dh)
+            torch.addcmul(ones, n[t], n[t], value=-1, out=second)  # tanh' = 1 - n²
+            torch.addcmul(dh, dh, z, value=-1, out=first)  # dh (1 - z)
+            torch.mul(first, second, out=n[t])  # n[t] now holds dn, the gradient at n's pre-activation
+            torch.mul(n[t], gh[:, 2 * size:], out=paired[:, :size])
+            torch.mul(n[t], r, out=gh[:, 2 * size:])
+            torch.addcmul(rz[t], rz[t], rz[t], value=-1, out=slopes)  # σ' = σ (1 - σ)
+            torch.mul(slopes, paired, out=gh[:, :2 * size])  # hidden_gates[t] now holds the hidden gates' gradient
+            torch.mm(gh, self.w_hh, out=first)
+            torch.addcmul(first, dh, z, out=dh)  # dh_prev = dh z + (hidden gates' gradient) W_hh
+        # the input gates' gradient equals the hidden gates' for r and z; for n it is dn (r scales only W_hn h)
+        rz_part = torch.matmul(weights, hidden_gates.view(steps, -1, batch * 3 * size)).view(steps, batch, 3 * size)
+        n_part = torch.matmul(weights, n.view(steps, -1, batch * size)).view(steps, batch, size)
+        scores = (rz_part[..., :2 * size] * projected[..., :2 * size]).sum(-1) + (n_part * projected[..., 2 * size:]).sum(-1)
+        del self.hidden_gates, self.rz, self.n, self.states
         return scores
 
 
@@ -133,6 +167,7 @@ class RecurrentIntegratedGradients:
         self.weights = torch.tensor(sizes(n_steps), dtype=torch.float32)
         self.alphas = torch.tensor(alphas(n_steps), dtype=torch.float32)
         self.internal_batch_size = internal_batch_size
+        self.checked = False
         self.backbone = input_backbone(forward.model)
         self.directions = [_Direction(self.backbone.forward_layers[0])]
         if self.backbone.backward_layers is not None:
@@ -164,15 +199,16 @@ class RecurrentIntegratedGradients:
         return full, captured["states"], inputs, mask
 
     def _states(self, projected, mask, alphas) -> torch.Tensor:
-        """Backbone states [S·B, T, H'] (before its norm) at the scaled inputs α_s·x, step-major rows."""
+        """Backbone states [S·B, T, H'] (before its norm) at the scaled inputs α_s·x, step-major rows.
+
+        ``projected``: each direction's P [B, T, 3H], the backward direction's already reversed."""
         lengths = mask.sum(dim=1).repeat(len(alphas))
         outputs = []
-        for direction, project in zip(self.directions, projected):
-            gates = (alphas.view(-1, 1, 1, 1) * project.unsqueeze(0)).flatten(0, 1) + direction.b_ih  # [S·B, T, 3H]
-            if outputs:  # the backward direction reads each row reversed
-                gates = self._reverse(gates, lengths)
-            states = direction.forward(gates.transpose(0, 1).contiguous()).transpose(0, 1)
-            outputs.append(self._reverse(states, lengths) if outputs else states)
+        for index, (direction, project) in enumerate(zip(self.directions, projected)):
+            steps = project.transpose(0, 1).contiguous().unsqueeze(1)  # [T, 1, B, 3H], time-major in memory
+            gates = torch.addcmul(direction.gate_bias, alphas.view(1, -1, 1, 1), steps).flatten(1, 2)  # [T, S·B, 3H]
+            states = direction.forward(gates)[1:].transpose(0, 1)
+            outputs.append(self._reverse(states, lengths) if index else states)
         states = torch.cat(outputs, dim=-1)
         if self.backbone.recurrence != "padded":
             states = states * mask.repeat(len(alphas), 1).unsqueeze(-1).to(states.dtype)
@@ -196,7 +232,6 @@ class RecurrentIntegratedGradients:
             part = grad[..., index * size:(index + 1) * size]
             if index:
                 part = self._reverse(part, lengths.repeat(steps))
-                project = self._reverse(project, lengths)
             per_step = direction.backward(part.transpose(0, 1).contiguous(), project.transpose(0, 1).contiguous(),
                                           weights).t()  # [B, T]
             scores = scores + (self._reverse(per_step.unsqueeze(-1), lengths).squeeze(-1) if index else per_step)
@@ -207,10 +242,15 @@ class RecurrentIntegratedGradients:
         embeddings = embeddings.detach()
         target = torch.as_tensor(target, device=embeddings.device).reshape(-1).expand(embeddings.shape[0])
         full, stock, inputs, mask = self._inputs(embeddings, keep, fields)
-        projected = [direction.project(inputs) for direction in self.directions]
-        ours = self.backbone.norm(self.backbone.dropout(self._states(projected, mask, torch.ones(1))))
-        if not torch.allclose(ours, stock, rtol=_CHECK_RTOL, atol=_CHECK_ATOL):
-            return None
+        lengths = mask.sum(dim=1)
+        # the backward direction reads each document reversed: its projection is reversed once here
+        projected = [direction.project(self._reverse(inputs, lengths) if index else inputs)
+                     for index, direction in enumerate(self.directions)]
+        if not self.checked:  # once per method: the backbone's own forward against this recurrence
+            ours = self.backbone.norm(self.backbone.dropout(self._states(projected, mask, torch.ones(1))))
+            if not torch.allclose(ours, stock, rtol=_CHECK_RTOL, atol=_CHECK_ATOL):
+                return None
+            self.checked = True
         rows = self.internal_batch_size or len(self.alphas) * embeddings.shape[0]
         per_chunk = max(1, rows // embeddings.shape[0])
         scores = 0
