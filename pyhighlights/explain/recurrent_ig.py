@@ -19,9 +19,13 @@ of the batch at once; the rest of the model (normalisation, pooling, head)
 runs through its own code with autograd: the backbone's output is replaced
 by the states computed here. The step sizes and points are captum's
 (``approximation_parameters``), so the numbers are captum's to float
-rounding; each call first checks its recurrence against the backbone's own
+rounding. The first call checks this recurrence against the backbone's own
 forward on the unscaled input, and the caller falls back to captum when
-they disagree (a backbone this module does not know).
+they disagree (a backbone changed in a way this module does not know).
+
+On one CPU thread this halves the matrix products of a step (the input
+projection is gone from the forward and the backward) and keeps every
+intermediate in buffers reused across calls.
 """
 from __future__ import annotations
 
