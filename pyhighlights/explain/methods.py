@@ -15,6 +15,9 @@ the gradient's L1 norm), and a word's score is the sum over its tokens:
 - ``integrated_gradients``: Sundararajan, Taly and Yan, 2017, "Axiomatic
   Attribution for Deep Networks", ICML. Baseline: zero embeddings. Its
   convergence delta, sum of attributions - (f(x) - f(baseline)), is returned.
+  On a one-layer GRU backbone the steps run through the linear input
+  projection (:mod:`recurrent_ig`, same numbers; ``recurrent_shortcut=false``
+  for captum throughout).
 - ``saliency``: Simonyan, Vedaldi and Zisserman, 2014, gradient magnitude.
 - ``input_x_gradient``: Shrikumar et al., 2016, embeddings times gradient.
 

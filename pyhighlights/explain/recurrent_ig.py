@@ -154,7 +154,8 @@ class _Direction:
         # the input gates' gradient equals the hidden gates' for r and z; for n it is dn (r scales only W_hn h)
         rz_part = torch.matmul(weights, hidden_gates.view(steps, -1, batch * 3 * size)).view(steps, batch, 3 * size)
         n_part = torch.matmul(weights, n.view(steps, -1, batch * size)).view(steps, batch, size)
-        scores = (rz_part[..., :2 * size] * projected[..., :2 * size]).sum(-1) + (n_part * projected[..., 2 * size:]).sum(-1)
+        scores = ((rz_part[..., :2 * size] * projected[..., :2 * size]).sum(-1)
+                  + (n_part * projected[..., 2 * size:]).sum(-1))
         del self.hidden_gates, self.rz, self.n, self.states
         return scores
 
@@ -223,7 +224,8 @@ class RecurrentIntegratedGradients:
         steps = len(alphas)
         states = self._states(projected, mask, alphas).requires_grad_()
         backbone = self.backbone
-        with torch.enable_grad(), _backbone_forward(backbone, lambda *args, **kw: backbone.norm(backbone.dropout(states))):
+        replaced = lambda *args, **kwargs: backbone.norm(backbone.dropout(states))  # noqa: E731
+        with torch.enable_grad(), _backbone_forward(backbone, replaced):
             outputs = self.forward.presence(keep.repeat(steps, 1), *(f.repeat(steps, 1) for f in fields))
             picked = outputs.gather(1, target.repeat(steps).view(-1, 1)).sum()
             (grad,) = torch.autograd.grad(picked, states)
