@@ -1,24 +1,31 @@
-"""explain.py throughput: documents/s of Integrated Gradients, one document at a time against batched.
+"""explain.py throughput: documents/s of Integrated Gradients along three paths, on one thread.
 
 Run by hand (never as a timed test), one thread, on a trained run:
 
     python scripts/train.py model=grat trainer.max_epochs=3 model.pretrain_epochs=1 hydra.run.dir=runs/grat3
-    OMP_NUM_THREADS=1 python benchmarks/explain_throughput.py runs/grat3 [--documents 48] [--batch-size 16]
+    OMP_NUM_THREADS=1 python benchmarks/explain_throughput.py runs/grat3 [--documents 32] [--batch-size 16]
 
-Both paths explain the same first ``--documents`` test documents with the same
+All paths explain the same first ``--documents`` test documents with the same
 method settings (explain.py's defaults: 20 Gauss-Legendre steps, infidelity 10
 samples, max sensitivity 3 samples) and score them the same way:
 
-- **before**: one document per batch, infidelity and max sensitivity through
-  ``captum.metrics`` (which explains the unperturbed document once more), as
-  explain.py did;
-- **after**: explain.py's path, ``--batch-size`` documents per batch (all of
-  their integration steps in one forward/backward), the robustness metrics
-  per document around the scores already computed.
+- **one document per batch, captum**: the first explain.py: one document per
+  batch, infidelity and max sensitivity through ``captum.metrics`` (which
+  explains the unperturbed document once more);
+- **batched, captum**: ``--batch-size`` documents per batch, all their
+  integration steps in one captum call, the robustness metrics around the
+  scores already computed (``method.recurrent_shortcut=false``);
+- **batched, GRU shortcut**: explain.py's path now; for a one-layer GRU
+  backbone the steps go through the linear input projection
+  (:mod:`pyhighlights.explain.recurrent_ig`).
+
+The two batched paths run within :func:`~pyhighlights.explain.heap.heap_kept`,
+as explain.py runs them; the first path runs as the first explain.py did.
 
 ``--no-robustness`` times the attribution and the plausibility/faithfulness
-scoring alone. Everything runs in this one process, so the ratio holds on a
-noisy machine; CPU seconds are printed beside wall seconds.
+scoring alone. Everything runs in this one process; CPU seconds are printed
+beside wall seconds, since on a shared machine they depend much less on the
+load (the ratios are given for both).
 """
 from __future__ import annotations
 
@@ -35,6 +42,7 @@ from pyhighlights.evaluation.restore import RestoredRun  # noqa: E402
 from pyhighlights.evaluation.scores import model_probabilities  # noqa: E402
 from pyhighlights.explain.explain import ExplanationRun, explain_batch  # noqa: E402
 from pyhighlights.explain.forward import batch_fields  # noqa: E402
+from pyhighlights.explain.heap import heap_kept  # noqa: E402
 from pyhighlights.explain.methods import make_method  # noqa: E402
 from pyhighlights.explain.selection import top_k_selection  # noqa: E402
 
@@ -75,7 +83,7 @@ def before_batch(method, model, batch, state: ExplanationRun, robustness: dict) 
                                              additional_forward_args=fields, target=target).reshape(-1))
 
 
-def timed(label: str, loader, step) -> float:
+def timed(label: str, loader, step) -> tuple[float, float, int]:
     wall, cpu = time.perf_counter(), time.process_time()
     documents = 0
     for batch in loader:
@@ -83,16 +91,18 @@ def timed(label: str, loader, step) -> float:
             step(batch)
         documents += batch.size
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    print(f"{label:<48} {documents} documents in {wall:7.1f} s ({cpu:7.1f} CPU s): {documents / wall:6.2f} documents/s")
-    return documents / wall
+    print(f"{label:<44} {documents} documents in {wall:7.1f} s wall ({cpu:7.1f} CPU s): "
+          f"{documents / wall:6.2f} documents/s, {documents / cpu:6.2f} documents per CPU s", flush=True)
+    return wall, cpu, documents
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", help="a trained run directory (e.g. a short G-RAT run on the embedded corpus)")
-    parser.add_argument("--documents", type=int, default=48, help="first N test documents (default 48)")
-    parser.add_argument("--batch-size", type=int, default=16, help="documents per batch after (default 16)")
+    parser.add_argument("--documents", type=int, default=32, help="first N test documents (default 32)")
+    parser.add_argument("--batch-size", type=int, default=16, help="documents per batch when batched (default 16)")
     parser.add_argument("--no-robustness", action="store_true", help="skip infidelity and sensitivity")
+    parser.add_argument("--skip-first", action="store_true", help="leave out the slow one-document path")
     args = parser.parse_args()
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
@@ -101,25 +111,40 @@ def main() -> None:
     corpus = replace(corpus, test=corpus.test[:args.documents])
     ids = [d.doc_id for d in corpus.test]
     (seed, checkpoint), *_ = run.checkpoints().items()
-    model = run.load_model(checkpoint)
+    model = run.load_model(checkpoint).eval()
     for p in model.parameters():
         p.requires_grad_(False)
     samples = (0, 0) if args.no_robustness else (10, 3)
     robustness = {"infidelity_samples": samples[0], "infidelity_drop": 0.25, "sensitivity_samples": samples[1],
                   "sensitivity_radius": 0.02}
-    method = make_method("integrated_gradients", model, {})
+    captum = make_method("integrated_gradients", model, {"recurrent_shortcut": False})
+    shortcut = make_method("integrated_gradients", model, {})
     print(f"{run.model_name} run {run.path} (seed {seed}), integrated_gradients, {len(ids)} test documents, "
           f"{torch.get_num_threads()} thread(s), robustness metrics {'off' if args.no_robustness else 'on'}")
 
     torch.manual_seed(0)
-    state = ExplanationRun(corpus.num_classes)
-    before = timed("before: one document per batch, captum metrics", run.loader(corpus, "test", model, 1),
-                   lambda batch: before_batch(method, model, batch, state, robustness))
-    state = ExplanationRun(corpus.num_classes)
-    after = timed(f"after: {args.batch_size} documents per batch",
-                  run.loader(corpus, "test", model, args.batch_size),
-                  lambda batch: explain_batch(method, model, batch, RATE, state, doc_ids=ids, **robustness))
-    print(f"speed-up: {after / before:.2f}x")
+    timings = time_paths(args, run, corpus, model, ids, robustness, captum, shortcut)
+    base = timings.get("first", timings["captum"])
+    for name in ("captum", "shortcut"):
+        wall, cpu, _ = timings[name]
+        print(f"speed-up of {name} over {'one document per batch' if 'first' in timings else 'captum'}: "
+              f"{base[0] / wall:.2f}x wall, {base[1] / cpu:.2f}x CPU")
+
+
+def time_paths(args, run, corpus, model, ids, robustness, captum, shortcut) -> dict:
+    timings = {}
+    if not args.skip_first:
+        state = ExplanationRun(corpus.num_classes)
+        timings["first"] = timed("one document per batch, captum", run.loader(corpus, "test", model, 1),
+                                 lambda batch: before_batch(captum, model, batch, state, robustness))
+    batched = run.loader(corpus, "test", model, args.batch_size)
+    for name, method in (("captum", captum), ("shortcut", shortcut)):
+        state = ExplanationRun(corpus.num_classes)
+        with heap_kept():  # as explain.py runs them (pyhighlights/explain/heap.py)
+            timings[name] = timed(f"{args.batch_size} per batch, {name if name == 'captum' else 'GRU shortcut'}",
+                                  batched, lambda batch: explain_batch(method, model, batch, RATE, state,
+                                                                       doc_ids=ids, **robustness))
+    return timings
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from pyhighlights.evaluation.outputs import check_output, slug, staged_output, w
 from pyhighlights.evaluation.restore import SPLIT_PREFIX, RestoredRun, canonical_split
 from pyhighlights.evaluation.scores import ExplanationScores, model_probabilities
 from pyhighlights.explain.forward import batch_fields
+from pyhighlights.explain.heap import heap_kept
 from pyhighlights.explain.methods import METHODS, Attribution, make_method, method_parameters
 from pyhighlights.explain.robustness import word_infidelity, word_sensitivity
 from pyhighlights.explain.selection import rate_of_run, top_k_selection
@@ -201,8 +202,9 @@ def _explain_seeds(run: RestoredRun, method: str, parameters: dict[str, Any], pa
         explanation = ExplainPass(model, make_method(method, model, params, backend), rate,
                                   ExplanationRun(corpus.num_classes), doc_ids, robustness, seed, progress)
         # gradients are needed inside the steps: no inference mode (Lightning then runs under no_grad)
-        device_trainer(device, inference_mode=False).predict(explanation, dataloaders=loader,
-                                                             return_predictions=False)
+        with heap_kept():
+            device_trainer(device, inference_mode=False).predict(explanation, dataloaders=loader,
+                                                                 return_predictions=False)
         state = explanation.state
         seeds[str(model_seed)] = {f"{prefix}/{FULL_INPUT.get(name, name)}": value
                                   for name, value in state.metrics().items()}

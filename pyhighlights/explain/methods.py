@@ -15,6 +15,9 @@ the gradient's L1 norm), and a word's score is the sum over its tokens:
 - ``integrated_gradients``: Sundararajan, Taly and Yan, 2017, "Axiomatic
   Attribution for Deep Networks", ICML. Baseline: zero embeddings. Its
   convergence delta, sum of attributions - (f(x) - f(baseline)), is returned.
+  On a one-layer GRU backbone the steps run through the linear input
+  projection (:mod:`recurrent_ig`, same numbers; ``recurrent_shortcut=false``
+  for captum throughout).
 - ``saliency``: Simonyan, Vedaldi and Zisserman, 2014, gradient magnitude.
 - ``input_x_gradient``: Shrikumar et al., 2016, embeddings times gradient.
 
@@ -40,6 +43,8 @@ from dataclasses import dataclass
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
+import logging
+
 import torch
 
 from pyhighlights.components.words import tokens_to_words_sum
@@ -47,6 +52,8 @@ from pyhighlights.explain.forward import CaptumForward
 from pyhighlights.explain.tdhook_backend import check_backend, tdhook_attributions
 from pyhighlights import registry
 from pyhighlights.registry import Configuration, Param, Real
+
+log = logging.getLogger("pyhighlights.explain")
 
 _OUTPUT = Param("probability", pattern="^(probability|logit)$", description="attributed output of the predicted class")
 
@@ -81,15 +88,19 @@ class GradientAttribution(Attribution):
     def token_attributions(self, embeddings, target, arguments) -> tuple[torch.Tensor, torch.Tensor | None]:
         raise NotImplementedError
 
+    def token_scores(self, embeddings, target, arguments) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Token scores [B, T], the attributions summed over the embedding dimensions, and the delta."""
+        if self.backend == "tdhook":
+            attributions, delta = tdhook_attributions(self.name, self.forward, embeddings, target, arguments,
+                                                      self.params)
+        else:
+            attributions, delta = self.token_attributions(embeddings, target, arguments)
+        return attributions.sum(dim=-1), delta
+
     def __call__(self, keep, fields, target):
         input_ids, _, word_ids, word_mask = fields
         embeddings = self.forward.input_embeddings(input_ids).requires_grad_()
-        if self.backend == "tdhook":
-            attributions, delta = tdhook_attributions(self.name, self.forward, embeddings, target, (keep, *fields),
-                                                      self.params)
-        else:
-            attributions, delta = self.token_attributions(embeddings, target, (keep, *fields))
-        per_token = attributions.sum(dim=-1)  # reduction over the embedding dimensions
+        per_token, delta = self.token_scores(embeddings, target, (keep, *fields))
         words = tokens_to_words_sum(per_token, word_ids, word_mask.shape[1])
         delta = delta.detach() if delta is not None else None
         return WordAttribution((words * word_mask.to(words.dtype)).detach(), delta)
@@ -102,11 +113,40 @@ class IntegratedGradientsConfig(GradientConfig):
                              description="captum's approximation method")
     internal_batch_size: int | None = Param(None, ge=1,
                                             description="examples per forward pass; null = all steps at once")
+    recurrent_shortcut: bool = Param(True, description="a one-layer GRU backbone: the steps through the linear "
+                                                       "input projection (same numbers, see recurrent_ig); "
+                                                       "false = captum throughout")
 
 
 class IntegratedGradientsMethod(GradientAttribution):
     name = "integrated_gradients"
     has_delta = True
+
+    def token_scores(self, embeddings, target, arguments):
+        if self.backend == "captum" and self.params["recurrent_shortcut"]:
+            shortcut = self._shortcut()
+            if shortcut is not None:
+                keep, *fields = arguments
+                scored = shortcut.attribute(embeddings, target, keep, tuple(fields))
+                if scored is not None:
+                    return scored
+                if not self._warned:
+                    log.warning("integrated_gradients: the recurrent shortcut disagrees with the backbone's own "
+                                "forward; captum computes these attributions instead")
+                    self._warned = True
+        return super().token_scores(embeddings, target, arguments)
+
+    _warned = False
+
+    def _shortcut(self):
+        if not hasattr(self, "_recurrent"):
+            from pyhighlights.explain.recurrent_ig import RecurrentIntegratedGradients, supported
+
+            self._recurrent = (RecurrentIntegratedGradients(self.forward, self.params["n_steps"],
+                                                            self.params["integration"],
+                                                            self.params["internal_batch_size"])
+                               if supported(self.forward.model) else None)
+        return self._recurrent
 
     def token_attributions(self, embeddings, target, arguments):
         from captum.attr import IntegratedGradients
