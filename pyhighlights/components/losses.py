@@ -6,25 +6,28 @@ output dictionary, so a model only has to produce the named tensors.
 """
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, Literal
 
 import torch
 import torch.nn.functional as F
 
-from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.registry import Configuration, Param, Real, kind
 
 Outputs = Mapping[str, torch.Tensor]
 
 
+@kind("loss")
 class LossTerm:
     """``weight * value(outputs)``; subclasses define :meth:`value`."""
 
     def __init__(self, *, weight: float = 1.0):
         self.weight = weight
 
+    @abstractmethod
     def value(self, outputs: Outputs) -> torch.Tensor:
-        raise NotImplementedError
+        """The unweighted scalar term from the model's named outputs."""
 
 
 class WeightOnly(Configuration):

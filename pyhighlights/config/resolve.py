@@ -181,10 +181,50 @@ def _format_pydantic(error: pydantic.ValidationError, path: str, config) -> str:
     return "; ".join(lines)
 
 
+class Slots:
+    """The validated parts of a component's dependency fields, built on request by field name.
+
+    The field fixes the part's kind (its default key) and its path in the config, so a model writes
+    ``self.build_slot("predictor", input_size=..., num_classes=...)`` and a field of loss terms builds to
+    ``{label: term}``.
+    """
+
+    def __init__(self, configuration: type, specs: Mapping[str, Any], path: str):
+        self.configuration, self.specs, self.path = configuration, dict(specs), path
+
+    def __contains__(self, field: str) -> bool:
+        return field in self.specs
+
+    def spec(self, field: str) -> Any:
+        """The validated spec of one slot (a mapping of specs for a field of several parts)."""
+        try:
+            return self.specs[field]
+        except KeyError:
+            raise KeyError(f"{self.path}.{field}: not a slot of {self.configuration.__name__}; slots: "
+                           f"{', '.join(self.specs) or 'none'}") from None
+
+    def build(self, field: str, **runtime: Any) -> Any:
+        """The part in ``field`` (None for an empty slot), or ``{label: part}`` for a field of several."""
+        spec, default = self.spec(field), self.configuration.model_fields[field].default
+        if isinstance(default, RegistrationKey):
+            return None if spec is None else build(default.name, spec, f"{self.path}.{field}", **runtime)
+        return {label: build(default[label].name, part, f"{self.path}.{field}.{label}", **runtime)
+                for label, part in spec.items() if part is not None}
+
+
 def build(kind: str, spec: Mapping[str, Any], path: str | None = None, **runtime: Any) -> Any:
-    """Validate ``spec`` and instantiate its component; children stay specs for the component to build."""
-    checked = validate(kind, spec, path or kind)
+    """Validate ``spec`` and instantiate its component with its values and ``runtime``.
+
+    The parts of its dependency fields stay specs for the component to build: a configured kind (models)
+    receives them as one :class:`Slots`, another kind as one spec per field.
+    """
+    path = path or kind
+    checked = validate(kind, spec, path)
     entry = registry.entry(kind, checked.pop("name"))
+    if registry.declared(kind).configured:
+        fields = {slot.split(".")[0] for slot in entry.configuration.slots()}
+        slots = Slots(entry.configuration, {field: checked.pop(field) for field in fields}, path)
+        return entry.component(**checked, slots=slots, **runtime)
     return entry.component(**checked, **runtime)
 
 
