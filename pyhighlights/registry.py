@@ -224,9 +224,9 @@ def register(kind: str, name: str, configuration: type[CinnamonConfiguration], c
         raise RegistrationError(f"{kind} {name!r}: configuration {configuration!r} is not a cinnamon Configuration")
     slots = {slot.split(".")[0] for slot in configuration.slots()} if issubclass(configuration, Configuration) \
         else set()
-    declaration.check(name, component, fields=set(configuration.model_fields) - slots, slots=slots)
     item = Entry(kind, name, configuration, component)
     _check_wiring_declarations(item)
+    declaration.check(name, component, fields=set(configuration.model_fields) - slots, slots=slots)
     if _LOADED:
         _check_part_defaults(item)
     else:
