@@ -124,6 +124,7 @@ def _interrupt(signum, frame) -> None:
 def main() -> None:
     from pyhighlights.config.hydra_schema import group_overrides
     from pyhighlights.config.override_keys import check_override_keys
+    from pyhighlights.config.value_checks import check_printed_config
 
     prepare()
     _refuse_file_run_dir(sys.argv[1:])
@@ -133,6 +134,7 @@ def main() -> None:
             _print_help([a for a in sys.argv[1:] if a not in ("--help", "-h")])
             return
         check_override_keys(sys.argv[1:])  # before Hydra creates a run directory
+        check_printed_config(sys.argv[1:])  # --cfg job prints only what training accepts
     except ConfigError as error:
         fail(error)
     note_existing_run_dirs(sys.argv[1:])

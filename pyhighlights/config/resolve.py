@@ -22,7 +22,7 @@ from cinnamon.registry import RegistrationKey
 from cinnamon.utility.dependencies import DependencyShape
 
 from pyhighlights import registry
-from pyhighlights.config.errors import ConfigError
+from pyhighlights.config.errors import ConfigError, describe_errors
 
 Spec = dict[str, Any]
 
@@ -35,7 +35,11 @@ _BOUNDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
 
 
 def _describe_field(config, field_name: str) -> str:
-    info = config.fields[field_name]
+    return describe_field(config.fields[field_name])
+
+
+def describe_field(info) -> str:
+    """What a field allows, for error messages: its type, bounds and default."""
     annotation = info.annotation
     parts = [getattr(annotation, "__name__", str(annotation).replace("typing.", ""))]
     for constraint in info.metadata:
@@ -173,12 +177,9 @@ def _keys_of(children: Spec, config) -> dict[str, Any]:
 
 
 def _format_pydantic(error: pydantic.ValidationError, path: str, config) -> str:
-    lines = []
-    for item in error.errors():
-        field_name = ".".join(str(part) for part in item["loc"])
-        allowed = _describe_field(config, item["loc"][0]) if item["loc"] and item["loc"][0] in config.fields else ""
-        lines.append(f"{path}.{field_name}: {item['msg']} (got {item.get('input')!r}; allowed: {allowed})")
-    return "; ".join(lines)
+    errors = error.errors()
+    named = {str(item["loc"][0]) for item in errors if item["loc"] and item["loc"][0] in config.fields}
+    return describe_errors(errors, path, {name: _describe_field(config, name) for name in named})
 
 
 class Slots:
