@@ -114,7 +114,9 @@ def _print_help(overrides: list[str]) -> None:
         cfg = compose_config(overrides)
     except HydraException as error:
         fail(error)
-    print(help_text(OmegaConf.to_yaml(cfg)))
+    chosen = {section: str(cfg[section].name) for section in ("dataset", "model", "backbone", "embeddings")
+              if section in cfg and "name" in cfg[section]}
+    print(help_text(OmegaConf.to_yaml(cfg), chosen))
 
 
 def _interrupt(signum, frame) -> None:

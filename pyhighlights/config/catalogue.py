@@ -75,7 +75,7 @@ def _registry_loaded() -> bool:
 def _live_entries() -> list[dict[str, Any]]:
     """The data of every registered entry, from the registry itself (loads it)."""
     from pyhighlights import registry
-    from pyhighlights.config.resolve import schema
+    from pyhighlights.config.resolve import fitting_options, schema
 
     out = []
     for item in registry.entries():
@@ -92,6 +92,8 @@ def _live_entries() -> list[dict[str, Any]]:
             # A configuration that accepts keys beyond its fields (the trainer) checks them itself.
             "open_keys": bool(getattr(configuration, "open_keys", False)),
             "checks": _field_checks(defaults, {slot.split(".")[0] for slot in slots}),
+            # slot -> the parts that fit it as they come (--help offers only these)
+            "fits": {slot: fitting_options(item.kind, item.name, slot) for slot in slots},
         })
     return json.loads(json.dumps(out))
 

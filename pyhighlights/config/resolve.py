@@ -141,23 +141,51 @@ def _validate_children(default: Mapping[str, RegistrationKey], preset: Mapping[s
 def check_wiring(configuration: type, spec: Spec, path: str) -> None:
     """Loss terms read only outputs the model produces; term-naming fields name terms the model has."""
     for loss_set, produced in getattr(configuration, "outputs", {}).items():
-        outputs = ", ".join(sorted(produced))
         for label, term in spec[loss_set].items():
-            term_config = registry.entry("loss", term["name"]).configuration
-            for name in getattr(term_config, "reads", ()):
-                if name not in produced:
-                    raise ConfigError(f"{path}.{loss_set}.{label}: loss {term['name']!r} reads {name!r}, which "
-                                      f"{spec['name']} does not produce here; outputs: {outputs}")
-            for field_name in getattr(term_config, "output_fields", ()):
-                if term[field_name] not in produced:
-                    raise ConfigError(f"{path}.{loss_set}.{label}.{field_name}: {term[field_name]!r} is not an "
-                                      f"output of {spec['name']}; outputs: {outputs}")
+            check_term(produced, term, spec["name"], f"{path}.{loss_set}.{label}")
     for field_name, loss_set in getattr(configuration, "term_fields", {}).items():
         value = spec[field_name]
         for name in [value] if isinstance(value, str) else value:
             if name not in spec[loss_set]:
                 raise ConfigError(f"{path}.{field_name}: {name!r} is not a loss term of {path}.{loss_set}; "
                                   f"terms: {', '.join(spec[loss_set])}")
+
+
+def check_term(produced: frozenset[str], term: Spec, model: str, path: str) -> None:
+    """A validated loss term reads only outputs in ``produced`` (what ``model`` gives its field)."""
+    outputs = ", ".join(sorted(produced))
+    term_config = registry.entry("loss", term["name"]).configuration
+    for name in getattr(term_config, "reads", ()):
+        if name not in produced:
+            raise ConfigError(f"{path}: loss {term['name']!r} reads {name!r}, which {model} does not produce "
+                              f"here; outputs: {outputs}")
+    for field_name in getattr(term_config, "output_fields", ()):
+        if term[field_name] not in produced:
+            raise ConfigError(f"{path}.{field_name}: {term[field_name]!r} is not an output of {model}; "
+                              f"outputs: {outputs}")
+
+
+def fitting_options(kind: str, name: str, slot: str) -> list[str]:
+    """The parts that fit ``slot`` of component ``name`` as they come (their defaults over the slot's part
+    defaults): of the slot's kind, and, in a field of loss terms, reading only what the component produces
+    there. What ``--help`` offers for the slot."""
+    configuration = registry.entry(kind, name).configuration
+    key = configuration.slots()[slot]
+    if key is None:
+        return []
+    field, _, label = slot.partition(".")
+    produced = getattr(configuration, "outputs", {}).get(field)
+    preset = configuration.part_defaults().get(slot, {})
+    out = []
+    for option in registry.available(key.name):
+        try:
+            part = _validate_child(key, preset, {"name": option}, f"{kind}.{slot}")
+            if produced is not None:
+                check_term(produced, part, name, f"{kind}.{slot}")
+        except ConfigError:
+            continue
+        out.append(option)
+    return out
 
 
 def _keys_of(children: Spec, config) -> dict[str, Any]:
