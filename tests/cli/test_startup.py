@@ -113,3 +113,11 @@ def test_cfg_job_still_prints_a_config_with_good_values(seeded_cache, tmp_path):
                          "model.selector.dropout=0.5")
     assert report == {"code": 0, "heavy": []}, done.stderr[-3000:]
     assert "dropout: 0.5" in done.stdout
+
+
+def test_help_offers_the_slots_of_the_chosen_model_only(seeded_cache, tmp_path):
+    report, done = probe(seeded_cache, tmp_path, "--help", "model=grat")
+    assert report == {"code": 0, "heavy": []}, done.stderr[-3000:]
+    assert "  model/guider: additive, reference\n" in done.stdout
+    report, done = probe(seeded_cache, tmp_path, "--help")
+    assert report == {"code": 0, "heavy": []} and "model/guider" not in done.stdout  # RNP has no guider
