@@ -55,6 +55,7 @@ from pyhighlights.kinds import kinds as _declared_kinds
 
 NAMESPACE = "pyhighlights"
 
+
 def _inherited_field(bases: tuple[type, ...], name: str):
     for base in bases:
         fields = getattr(base, "model_fields", None)
