@@ -13,9 +13,23 @@ and inherits everything it does not change. A part default applies to the
 part chosen for that slot, for the fields that part has (a selector's
 ``dropout`` is dropped when a selector without dropout is chosen).
 
+A kind of component is declared beside its base class, with :func:`kind`
+(its name, the arguments its builder passes besides the configuration's
+values, and the base's abstract methods as its interface), so a new kind
+needs no edit here::
+
+    @kind("predictor", runtime=("input_size", "num_classes"))
+    class Predictor(nn.Module):
+        @abstractmethod
+        def forward(self, pooled): ...
+
 Registering refuses, where the mistake is made (at import): a duplicate key,
-a class that does not derive from its kind's base, and a default that names
-no field (in the configuration, or in the default part of a slot).
+an undeclared kind, a class that does not derive from its kind's base or
+leaves one of its abstract methods unimplemented (or implements it with
+another signature), a class whose ``__init__`` does not take the builder's
+arguments, a model whose ``__init__`` restates defaults of its configuration,
+and a default that names no field (in the configuration, or in the default
+part of a slot).
 
 The project's registration modules live in :mod:`pyhighlights.registrations`;
 other packages add theirs through the entry-point group ``pyhighlights.registrations``
@@ -37,26 +51,10 @@ from cinnamon.registry import RegistrationKey
 from cinnamon.utility.dependencies import DependencyShape, dependency_shape
 
 from pyhighlights import plugins
+from pyhighlights.kinds import Kind, RegistrationError, declared, kind
+from pyhighlights.kinds import kinds as _declared_kinds
 
 NAMESPACE = "pyhighlights"
-
-#: kind -> dotted path of the base class every component of that kind derives from.
-KIND_BASES: dict[str, str] = {
-    "backbone": "pyhighlights.components.backbones.base.Backbone",
-    "embeddings": "pyhighlights.components.embeddings.EmbeddingSource",
-    "selector": "pyhighlights.components.selectors.Selector",
-    "predictor": "pyhighlights.components.predictors.Predictor",
-    "guider": "pyhighlights.components.guiders.Guider",
-    "loss": "pyhighlights.components.losses.LossTerm",
-    "model": "pyhighlights.models.base.SPPModel",
-    "dataset": "pyhighlights.data.sources.CorpusSource",
-    "trainer": "pyhighlights.training.settings.TrainerSettings",
-    "method": "pyhighlights.explain.methods.Attribution",
-}
-
-
-class RegistrationError(TypeError):
-    """A component or configuration that cannot be registered as written."""
 
 
 def _inherited_field(bases: tuple[type, ...], name: str):
@@ -214,25 +212,23 @@ def part_of(key: RegistrationKey) -> tuple[str, str]:
     return key.name, next(iter(key.tags))
 
 
-def _import(dotted: str) -> Any:
-    module, _, attribute = dotted.rpartition(".")
-    return getattr(importlib.import_module(module), attribute)
-
-
 def register(kind: str, name: str, configuration: type[CinnamonConfiguration], component: type) -> type:
-    """Register ``component`` under ``kind``/``name`` with its typed ``configuration``."""
-    if kind not in KIND_BASES:
-        raise RegistrationError(f"unknown component kind {kind!r}; kinds: {sorted(KIND_BASES)}")
+    """Register ``component`` under ``kind``/``name`` with its typed ``configuration``.
+
+    The kind is declared on its base class (:func:`pyhighlights.kinds.kind`); the component is checked
+    against it here (base class, abstract methods, builder arguments; see :meth:`Kind.check`).
+    """
+    declaration = declared(kind)
     if (kind, name) in _ENTRIES:
         previous = _ENTRIES[(kind, name)]
         raise RegistrationError(f"{kind} {name!r} is already registered by {previous.component_path}")
-    base = _import(KIND_BASES[kind])
-    if not (isinstance(component, type) and issubclass(component, base)):
-        raise RegistrationError(f"{kind} {name!r}: {component!r} does not derive from {base.__qualname__}")
     if not (isinstance(configuration, type) and issubclass(configuration, CinnamonConfiguration)):
         raise RegistrationError(f"{kind} {name!r}: configuration {configuration!r} is not a cinnamon Configuration")
+    slots = {slot.split(".")[0] for slot in configuration.slots()} if issubclass(configuration, Configuration) \
+        else set()
     item = Entry(kind, name, configuration, component)
     _check_wiring_declarations(item)
+    declaration.check(name, component, fields=set(configuration.model_fields) - slots, slots=slots)
     if _LOADED:
         _check_part_defaults(item)
     else:
@@ -324,6 +320,12 @@ def entry(kind: str, name: str) -> Entry:
         raise KeyError(f"no {kind} named {name!r}; available: {', '.join(available(kind)) or 'none'}") from None
 
 
+def kinds() -> dict[str, Kind]:
+    """Every declared kind (after loading the registrations, which import the base classes)."""
+    load_registrations()
+    return _declared_kinds()
+
+
 def available(kind: str) -> list[str]:
     load_registrations()
     return sorted(name for k, name in _ENTRIES if k == kind)
@@ -353,6 +355,10 @@ __all__ = [
     "Real",
     "ParameterHolder",
     "RegistrationError",
+    "Kind",
+    "kind",
+    "kinds",
+    "declared",
     "register",
     "load_registrations",
     "default_configuration",

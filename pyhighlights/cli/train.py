@@ -114,7 +114,9 @@ def _print_help(overrides: list[str]) -> None:
         cfg = compose_config(overrides)
     except HydraException as error:
         fail(error)
-    print(help_text(OmegaConf.to_yaml(cfg)))
+    chosen = {section: str(cfg[section].name) for section in ("dataset", "model", "backbone", "embeddings")
+              if section in cfg and "name" in cfg[section]}
+    print(help_text(OmegaConf.to_yaml(cfg), chosen))
 
 
 def _interrupt(signum, frame) -> None:
@@ -124,6 +126,7 @@ def _interrupt(signum, frame) -> None:
 def main() -> None:
     from pyhighlights.config.hydra_schema import group_overrides
     from pyhighlights.config.override_keys import check_override_keys
+    from pyhighlights.config.value_checks import check_printed_config
 
     prepare()
     _refuse_file_run_dir(sys.argv[1:])
@@ -133,6 +136,7 @@ def main() -> None:
             _print_help([a for a in sys.argv[1:] if a not in ("--help", "-h")])
             return
         check_override_keys(sys.argv[1:])  # before Hydra creates a run directory
+        check_printed_config(sys.argv[1:])  # --cfg job prints only what training accepts
     except ConfigError as error:
         fail(error)
     note_existing_run_dirs(sys.argv[1:])

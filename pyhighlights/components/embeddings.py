@@ -10,10 +10,13 @@ from __future__ import annotations
 from typing import Literal
 
 from pyhighlights.data.batch import Corpus
-from pyhighlights.registry import Configuration, Param, ParameterHolder
+from pyhighlights.registry import Configuration, Param, ParameterHolder, kind
 
 
+@kind("embeddings")
 class EmbeddingSource(ParameterHolder):
+    """Where the input vectors come from: ``build(corpus) -> (vocabulary, Embeddings)``."""
+
     def vectors(self) -> str | None:
         return None
 

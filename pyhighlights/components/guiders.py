@@ -14,13 +14,14 @@ sums to 1 over valid tokens) and classify from the attended states.
 """
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 
 from pyhighlights.components.backbones.base import Backbone
-from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.registry import Configuration, Param, Real, kind
 
 
 @dataclass
@@ -29,9 +30,13 @@ class Guidance:
     logits: torch.Tensor  # [B, C]
 
 
+@kind("guider", runtime=("encoder", "num_classes"))
 class Guider(nn.Module):
+    """Reads the full input through its own ``encoder``: ``forward(input_ids, attention_mask) -> Guidance``."""
+
+    @abstractmethod
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> Guidance:
-        raise NotImplementedError
+        """Attention over tokens [B, T] and class logits [B, num_classes]."""
 
 
 def noisy_masked_softmax(scores: torch.Tensor, attention_mask: torch.Tensor, noise_sigma: float,

@@ -11,13 +11,14 @@ roles, so swapping one for another in a slot keeps the slot's wiring.
 """
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, Literal
 
 import torch
 import torch.nn.functional as F
 
-from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.registry import Configuration, Param, Real, kind
 
 Outputs = Mapping[str, torch.Tensor]
 
@@ -35,6 +36,7 @@ def Role(name: str, description: str):
     return Param(name, description=f"{description} (the model output read as {name!r})")
 
 
+@kind("loss")
 class LossTerm:
     """``weight * value(inputs)``; subclasses define :meth:`value` over their ``roles``.
 
@@ -55,8 +57,9 @@ class LossTerm:
         # A role the term does not use for its options (the guide term's keep_logit by default) may be absent.
         return {role: outputs[name] for role, name in self.inputs.items() if name in outputs}
 
+    @abstractmethod
     def value(self, inputs: Outputs) -> torch.Tensor:
-        raise NotImplementedError
+        """The unweighted scalar term from the term's inputs, by role."""
 
     def __call__(self, outputs: Outputs) -> torch.Tensor:
         """The unweighted value on a model's ``outputs``."""

@@ -1,13 +1,24 @@
 """Predictors: pooled states [B, H] -> class logits [B, C]."""
 from __future__ import annotations
 
+from abc import abstractmethod
+
+import torch
 from torch import nn
 
-from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.registry import Configuration, Param, Real, kind
 
 
+@kind("predictor", runtime=("input_size", "num_classes"))
 class Predictor(nn.Module):
-    pass
+    """Classifies one pooled vector per document: ``forward(pooled [B, input_size]) -> logits [B, num_classes]``.
+
+    A part with another contract (reading token states, returning attention too) is another kind.
+    """
+
+    @abstractmethod
+    def forward(self, pooled: torch.Tensor) -> torch.Tensor:
+        """Class logits [B, num_classes] from pooled states [B, input_size]."""
 
 
 class MLPPredictorConfig(Configuration):

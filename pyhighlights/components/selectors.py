@@ -11,6 +11,7 @@ it exactly. Padding is never selected.
 """
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Literal
 
@@ -18,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.registry import Configuration, Param, Real, kind
 
 
 @dataclass
@@ -37,9 +38,13 @@ class Selection:
         return torch.softmax(self.logits, dim=-1)[..., 1]
 
 
+@kind("selector", runtime=("input_size",))
 class Selector(nn.Module):
+    """Chooses words: ``forward(word_states [B, W, input_size], word_mask [B, W]) -> Selection``."""
+
+    @abstractmethod
     def forward(self, word_states: torch.Tensor, word_mask: torch.Tensor) -> Selection:
-        raise NotImplementedError
+        """The selection over words; padding (``word_mask`` 0) is never selected."""
 
 
 def hard_gumbel_mask(logits: torch.Tensor, temperature: float) -> torch.Tensor:

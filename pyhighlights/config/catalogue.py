@@ -3,7 +3,8 @@
 The registry's configurations live beside their components, so reading them
 imports torch, Lightning and every model (seconds). ``--help``, ``--cfg job``
 and a refused override need only their data: each entry's default spec,
-slots, part defaults and field names. :func:`catalogue` gives that data:
+slots, part defaults, field names and the types and bounds of its plain
+fields. :func:`catalogue` gives that data:
 
 - from the live registry when this process has loaded it already (tests, a
   run that is building models; parts registered since are included);
@@ -32,7 +33,7 @@ from typing import Any
 from pyhighlights.atomic import write_bytes_atomic
 
 #: Bump when the layout of the cached data changes.
-FORMAT = 1
+FORMAT = 2
 #: Cached files kept per cache directory (several checkouts or versions may share one).
 KEEP = 8
 
@@ -87,12 +88,13 @@ def _registry_loaded() -> bool:
 def _live_entries() -> list[dict[str, Any]]:
     """The data of every registered entry, from the registry itself (loads it)."""
     from pyhighlights import registry
-    from pyhighlights.config.resolve import schema
+    from pyhighlights.config.resolve import fitting_options, schema
 
     out = []
     for item in registry.entries():
         configuration = item.configuration
         slots = configuration.slots() if hasattr(configuration, "slots") else {}
+        defaults = configuration.default().fields
         out.append({
             "kind": item.kind,
             "name": item.name,
@@ -102,8 +104,24 @@ def _live_entries() -> list[dict[str, Any]]:
             "part_defaults": configuration.part_defaults() if hasattr(configuration, "part_defaults") else {},
             # A configuration that accepts keys beyond its fields (the trainer) checks them itself.
             "open_keys": bool(getattr(configuration, "open_keys", False)),
+            "checks": _field_checks(defaults, {slot.split(".")[0] for slot in slots}),
+            # slot -> the parts that fit it as they come (--help offers only these)
+            "fits": {slot: fitting_options(item.kind, item.name, slot) for slot in slots},
         })
     return json.loads(json.dumps(out))
+
+
+def _field_checks(fields, slots: set[str]) -> dict[str, dict[str, Any]]:
+    """Plain field -> its type, constraints and description, for the checks of ``--cfg job``."""
+    from pyhighlights.config.resolve import describe_field
+    from pyhighlights.config.value_checks import field_checks
+
+    out = {}
+    for name, info in fields.items():
+        checks = None if name in slots else field_checks(info)
+        if checks is not None:
+            out[name] = {**checks, "allowed": describe_field(info)}
+    return out
 
 
 def _write(path: Path, entries: list[dict[str, Any]]) -> None:

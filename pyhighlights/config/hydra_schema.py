@@ -18,7 +18,7 @@ that name (Hydra refuses two configs of one name). :func:`help_text` is what
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
@@ -136,23 +136,48 @@ def options(group: str, groups: dict[str, str] | None = None) -> list[str]:
     return sorted(yaml | set(catalogue().available(kind) if kind else ()))
 
 
-def help_text(config_yaml: str) -> str:
-    """``--help``: every group with its options (the loss terms of one field on one line), then the config."""
-    lines, seen = [], set()
+def offered(group: str, groups: dict[str, str], chosen: Mapping[str, str]) -> list[str] | None:
+    """What ``--help`` offers in ``group``: for a slot, the parts that fit it in the chosen part of its section
+    (in any part of the section when none is chosen) and its YAML presets; None when no such part has the slot."""
+    section, _, rest = group.partition("/")
+    if not rest or section not in SECTIONS:
+        return options(group, groups)
+    known = catalogue()
+    names = [chosen[section]] if chosen.get(section) in known.available(section) else known.available(section)
+    slot = rest.replace("/", ".")
+    fits = [set(known.entry(section, name)["fits"][slot]) for name in names
+            if slot in known.entry(section, name).get("fits", {})]
+    if not fits:
+        return None
+    folder = _config_dir() / group
+    return sorted({p.stem for p in folder.glob("*.yaml")} | set().union(*fits))
+
+
+def help_text(config_yaml: str, chosen: Mapping[str, str] | None = None) -> str:
+    """``--help``: every group with the options that fit it, then the config.
+
+    ``chosen``: section -> the part chosen there (``{"model": "grat"}``): its slots are listed with the parts
+    that fit each (a loss slot: the terms that read what the model produces there); the terms of one field
+    that fit alike share a line: ``model/losses/<term>: options (terms: ...)``.
+    """
+    chosen = chosen or {}
+    lines, done = [], set()
     groups = part_groups()
-    for group in [*groups, *_yaml_groups()]:
-        parent, _, leaf = group.rpartition("/")
-        # the terms of one field of loss terms share a line: model/losses/<term>: options (terms: ...)
-        siblings = [g for g in groups if g.rpartition("/")[0] == parent and parent not in groups
-                    and groups[g] == groups.get(group)] if parent else []
+    shown = {group: offered(group, groups, chosen) for group in groups}
+    shown = {group: names for group, names in shown.items() if names is not None}
+    for group in [*shown, *_yaml_groups()]:
+        if group in done:
+            continue
+        parent = group.rpartition("/")[0]
+        siblings = [g for g in shown if g.rpartition("/")[0] == parent and parent not in groups
+                    and groups[g] == groups.get(group) and shown[g] == shown[group]] if parent else []
         if len(siblings) > 1:
-            if parent in seen:
-                continue
-            seen.add(parent)
+            done.update(siblings)
             terms = ", ".join(g.rpartition("/")[2] for g in siblings)
-            lines.append(f"  {parent}/<term>: {', '.join(options(group, groups))}  (terms: {terms})")
+            lines.append(f"  {parent}/<term>: {', '.join(shown[group])}  (terms: {terms})")
         else:
-            lines.append(f"  {group}: {', '.join(options(group, groups))}")
+            done.add(group)
+            lines.append(f"  {group}: {', '.join(shown.get(group) or options(group, groups))}")
     return "\n".join([
         "pyhighlights: train select-then-predict rationalisers",
         "== Choices (group=option; a model's parts: model/<slot>=option, e.g. model/selector=random) ==",

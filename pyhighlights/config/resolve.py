@@ -22,7 +22,7 @@ from cinnamon.registry import RegistrationKey
 from cinnamon.utility.dependencies import DependencyShape
 
 from pyhighlights import registry
-from pyhighlights.config.errors import ConfigError
+from pyhighlights.config.errors import ConfigError, describe_errors
 
 Spec = dict[str, Any]
 
@@ -35,7 +35,11 @@ _BOUNDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
 
 
 def _describe_field(config, field_name: str) -> str:
-    info = config.fields[field_name]
+    return describe_field(config.fields[field_name])
+
+
+def describe_field(info) -> str:
+    """What a field allows, for error messages: its type, bounds and default."""
     annotation = info.annotation
     parts = [getattr(annotation, "__name__", str(annotation).replace("typing.", ""))]
     for constraint in info.metadata:
@@ -137,24 +141,52 @@ def _validate_children(default: Mapping[str, RegistrationKey], preset: Mapping[s
 def check_wiring(configuration: type, spec: Spec, path: str) -> None:
     """Loss terms read only outputs the model produces; term-naming fields name terms the model has."""
     for loss_set, produced in getattr(configuration, "outputs", {}).items():
-        outputs = ", ".join(sorted(produced))
         for label, term in spec[loss_set].items():
-            term_config = registry.entry("loss", term["name"]).configuration
-            for role in getattr(term_config, "roles", ()):
-                if term[role] in produced:
-                    continue
-                where = f"{path}.{loss_set}.{label}.{role}"
-                # a role left at its own name is one the slot does not bind: say how to bind it
-                hint = (f" (loss {term['name']!r} reads its {role!r} input from the output named here: "
-                        f"{where}=<output>)" if term[role] == role else "")
-                raise ConfigError(f"{where}: {term[role]!r} is not an output of {spec['name']}{hint}; "
-                                  f"outputs: {outputs}")
+            check_term(produced, term, spec["name"], f"{path}.{loss_set}.{label}")
     for field_name, loss_set in getattr(configuration, "term_fields", {}).items():
         value = spec[field_name]
         for name in [value] if isinstance(value, str) else value:
             if name not in spec[loss_set]:
                 raise ConfigError(f"{path}.{field_name}: {name!r} is not a loss term of {path}.{loss_set}; "
                                   f"terms: {', '.join(spec[loss_set])}")
+
+
+def check_term(produced: frozenset[str], term: Spec, model: str, path: str) -> None:
+    """A validated loss term reads, in each of its roles, an output in ``produced`` (what ``model`` gives
+    its field)."""
+    outputs = ", ".join(sorted(produced))
+    term_config = registry.entry("loss", term["name"]).configuration
+    for role in getattr(term_config, "roles", ()):
+        if term[role] in produced:
+            continue
+        where = f"{path}.{role}"
+        # a role left at its own name is one the slot does not bind: say how to bind it
+        hint = (f" (loss {term['name']!r} reads its {role!r} input from the output named here: "
+                f"{where}=<output>)" if term[role] == role else "")
+        raise ConfigError(f"{where}: {term[role]!r} is not an output of {model}{hint}; outputs: {outputs}")
+
+
+def fitting_options(kind: str, name: str, slot: str) -> list[str]:
+    """The parts that fit ``slot`` of component ``name`` as they come (their defaults over the slot's part
+    defaults): of the slot's kind, and, in a field of loss terms, reading only what the component produces
+    there. What ``--help`` offers for the slot."""
+    configuration = registry.entry(kind, name).configuration
+    key = configuration.slots()[slot]
+    if key is None:
+        return []
+    field, _, label = slot.partition(".")
+    produced = getattr(configuration, "outputs", {}).get(field)
+    preset = configuration.part_defaults().get(slot, {})
+    out = []
+    for option in registry.available(key.name):
+        try:
+            part = _validate_child(key, preset, {"name": option}, f"{kind}.{slot}")
+            if produced is not None:
+                check_term(produced, part, name, f"{kind}.{slot}")
+        except ConfigError:
+            continue
+        out.append(option)
+    return out
 
 
 def _keys_of(children: Spec, config) -> dict[str, Any]:
@@ -174,18 +206,55 @@ def _keys_of(children: Spec, config) -> dict[str, Any]:
 
 
 def _format_pydantic(error: pydantic.ValidationError, path: str, config) -> str:
-    lines = []
-    for item in error.errors():
-        field_name = ".".join(str(part) for part in item["loc"])
-        allowed = _describe_field(config, item["loc"][0]) if item["loc"] and item["loc"][0] in config.fields else ""
-        lines.append(f"{path}.{field_name}: {item['msg']} (got {item.get('input')!r}; allowed: {allowed})")
-    return "; ".join(lines)
+    errors = error.errors()
+    named = {str(item["loc"][0]) for item in errors if item["loc"] and item["loc"][0] in config.fields}
+    return describe_errors(errors, path, {name: _describe_field(config, name) for name in named})
+
+
+class Slots:
+    """The validated parts of a component's dependency fields, built on request by field name.
+
+    The field fixes the part's kind (its default key) and its path in the config, so a model writes
+    ``self.build_slot("predictor", input_size=..., num_classes=...)`` and a field of loss terms builds to
+    ``{label: term}``.
+    """
+
+    def __init__(self, configuration: type, specs: Mapping[str, Any], path: str):
+        self.configuration, self.specs, self.path = configuration, dict(specs), path
+
+    def __contains__(self, field: str) -> bool:
+        return field in self.specs
+
+    def spec(self, field: str) -> Any:
+        """The validated spec of one slot (a mapping of specs for a field of several parts)."""
+        try:
+            return self.specs[field]
+        except KeyError:
+            raise KeyError(f"{self.path}.{field}: not a slot of {self.configuration.__name__}; slots: "
+                           f"{', '.join(self.specs) or 'none'}") from None
+
+    def build(self, field: str, **runtime: Any) -> Any:
+        """The part in ``field`` (None for an empty slot), or ``{label: part}`` for a field of several."""
+        spec, default = self.spec(field), self.configuration.model_fields[field].default
+        if isinstance(default, RegistrationKey):
+            return None if spec is None else build(default.name, spec, f"{self.path}.{field}", **runtime)
+        return {label: build(default[label].name, part, f"{self.path}.{field}.{label}", **runtime)
+                for label, part in spec.items() if part is not None}
 
 
 def build(kind: str, spec: Mapping[str, Any], path: str | None = None, **runtime: Any) -> Any:
-    """Validate ``spec`` and instantiate its component; children stay specs for the component to build."""
-    checked = validate(kind, spec, path or kind)
+    """Validate ``spec`` and instantiate its component with its values and ``runtime``.
+
+    The parts of its dependency fields stay specs for the component to build: a configured kind (models)
+    receives them as one :class:`Slots`, another kind as one spec per field.
+    """
+    path = path or kind
+    checked = validate(kind, spec, path)
     entry = registry.entry(kind, checked.pop("name"))
+    if registry.declared(kind).configured:
+        fields = {slot.split(".")[0] for slot in entry.configuration.slots()}
+        slots = Slots(entry.configuration, {field: checked.pop(field) for field in fields}, path)
+        return entry.component(**checked, slots=slots, **runtime)
     return entry.component(**checked, **runtime)
 
 

@@ -6,20 +6,26 @@ files read, so the run manifest can record their checksums.
 """
 from __future__ import annotations
 
+from abc import abstractmethod
 from pathlib import Path
 from typing import Literal
 
 from pyhighlights.config.resolve import ConfigError
 from pyhighlights.data.batch import Corpus
-from pyhighlights.registry import Configuration, Param, ParameterHolder
+from pyhighlights.registry import Configuration, Param, ParameterHolder, kind
 
 
+@kind("dataset")
 class CorpusSource(ParameterHolder):
-    def load(self) -> Corpus:
-        raise NotImplementedError
+    """A corpus: ``load() -> Corpus`` from the files under ``directory()``."""
 
+    @abstractmethod
+    def load(self) -> Corpus:
+        """The preprocessed corpus."""
+
+    @abstractmethod
     def directory(self) -> Path:
-        raise NotImplementedError
+        """The directory its files are read from."""
 
     def files(self) -> list[Path]:
         return sorted(p for p in self.directory().rglob("*") if p.is_file())

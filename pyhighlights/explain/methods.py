@@ -39,6 +39,7 @@ The table :data:`METHODS` maps a name to its typed configuration and class;
 """
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
@@ -51,7 +52,7 @@ from pyhighlights.components.words import tokens_to_words_sum
 from pyhighlights.explain.forward import CaptumForward
 from pyhighlights.explain.tdhook_backend import check_backend, tdhook_attributions
 from pyhighlights import registry
-from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.registry import Configuration, Param, Real, kind
 
 log = logging.getLogger("pyhighlights.explain")
 
@@ -64,6 +65,7 @@ class WordAttribution:
     delta: torch.Tensor | None = None  # [B] convergence delta (IG)
 
 
+@kind("method", runtime=("forward",))
 class Attribution:
     """A captum method wrapped to give per-word scores; ``__call__(keep, fields, target)``."""
 
@@ -75,8 +77,9 @@ class Attribution:
         self.backend = backend
         self.params = params
 
+    @abstractmethod
     def __call__(self, keep: torch.Tensor, fields: tuple[torch.Tensor, ...], target: torch.Tensor) -> WordAttribution:
-        raise NotImplementedError
+        """Per-word scores [B, W] of class ``target`` for the documents ``fields`` with words ``keep``."""
 
 
 # --- gradient methods on input embeddings -------------------------------------------------

@@ -19,17 +19,13 @@ from pyhighlights.components.backbones.base import Backbone
 from pyhighlights.components.losses import LossSet, selection_rate
 from pyhighlights.components.selectors import Selection
 from pyhighlights.components.words import tokens_to_words_mean, words_to_tokens
-from pyhighlights.config.resolve import Spec, build
+from pyhighlights.config.resolve import Slots
 from pyhighlights.data.batch import Batch
 from pyhighlights.metrics import RationaleMetrics
-from pyhighlights.registry import Configuration, Param, Real
+from pyhighlights.registry import Configuration, Param, Real, kind
 from pyhighlights.training import random_states
 
 BackboneFactory = Callable[[], Backbone]
-
-#: Where the predictor max-pools: over the kept words only, or over every real word (the kept words'
-#: embeddings zeroed but their encoder states still pooled, as in the Liu et al. reference code).
-POOLS = ("kept", "valid")
 
 
 def with_encoder_settings(factory: BackboneFactory, **settings: Any) -> BackboneFactory:
@@ -73,18 +69,28 @@ class OptimConfig(Configuration):
                                                        "256); null = the batch's longest document")
     bucket: bool = Param(True, description="training batches of similar length (shorter padding, faster); false = "
                                            "random batches, as the reference loaders draw them")
+    predictor_pool: Literal["kept", "valid"] = Param(
+        "kept", description="the predictor max-pools over the kept words only, or over every real word (the kept "
+                            "words' embeddings zeroed, their encoder states still pooled: the Liu et al. code)")
+    encoder_dropout: float | None = Param(None, ge=0.0, lt=1.0, allow_inf_nan=False,
+                                          description="dropout of the encoders' embeddings and states; "
+                                                      "null = backbone.dropout")
 
 
+@kind("model", runtime=("backbone_factory", "num_classes"), configured=True)
 class SPPModel(pl.LightningModule):
-    """Shared machinery: building parts, scoring, logging, predictions, optimisers."""
+    """Shared machinery: building parts, scoring, logging, predictions, optimisers.
 
-    def __init__(self, *, backbone_factory: BackboneFactory, num_classes: int, losses: Mapping[str, Spec],
-                 lr: float = 1e-3, encoder_lr: float | None = None, weight_decay: float = 0.0,
-                 grad_clip: float = 0.0, predictor_pool: str = "kept", encoder_dropout: float | None = None,
-                 recurrence: str | None = None, pad_to: int | None = None, bucket: bool = True):
+    A model is built from its validated configuration: every ``__init__`` of a subclass names the fields it
+    uses, without defaults (the configuration has them), and passes the rest on with ``**common``; the parts
+    of its dependency fields come as ``slots`` and are built by field name (:meth:`build_slot`).
+    """
+
+    def __init__(self, *, slots: Slots, backbone_factory: BackboneFactory, num_classes: int, lr: float,
+                 encoder_lr: float | None, weight_decay: float, grad_clip: float, predictor_pool: str,
+                 encoder_dropout: float | None, recurrence: str | None, pad_to: int | None, bucket: bool):
         super().__init__()
-        if predictor_pool not in POOLS:
-            raise ValueError(f"model.predictor_pool: expected one of {POOLS}, got {predictor_pool!r}")
+        self._slots = slots
         self.predictor_pool = predictor_pool
         # LayerNorms on the encoder states of each path (identity unless a model asks for them).
         self.selector_norm: nn.Module = nn.Identity()
@@ -94,7 +100,7 @@ class SPPModel(pl.LightningModule):
         # Read by the data module (training) and by evaluation and inference, which must pad as training did.
         self.pad_to, self.bucket = pad_to, bucket
         self.lr, self.encoder_lr, self.weight_decay, self.grad_clip = lr, encoder_lr, weight_decay, grad_clip
-        self.losses = LossSet({label: build("loss", spec, path=f"model.losses.{label}") for label, spec in losses.items()})
+        self.losses = LossSet(self.build_slot("losses"))
         self.metrics = nn.ModuleDict({split: RationaleMetrics(num_classes) for split in ("val", "test")})
         self.predictions: list[dict[str, Any]] = []
         #: The first epoch whose validation counts for checkpointing and early stopping.
@@ -103,8 +109,11 @@ class SPPModel(pl.LightningModule):
         self.training_values: dict[str, torch.Tensor] = {}
 
     # --- building blocks -------------------------------------------------------------
-    def build_part(self, kind: str, spec: Spec, path: str, **runtime: Any) -> nn.Module:
-        return build(kind, spec, path=path, **runtime)
+    def build_slot(self, field: str, **runtime: Any) -> Any:
+        """The part of the configuration's dependency field ``field``, built with ``runtime`` (its kind's
+        arguments: a predictor's ``input_size`` and ``num_classes``); ``{label: part}`` for a field of several
+        parts (loss terms). Each call builds a fresh part (MGR builds one selector per generator)."""
+        return self._slots.build(field, **runtime)
 
     def encode_words(self, encoder: Backbone, batch: Batch, keep_words: torch.Tensor | None = None,
                      norm: nn.Module | None = None) -> tuple[torch.Tensor, torch.Tensor]:

@@ -32,11 +32,11 @@ class ClassifierConfig(OptimConfig):
 class Classifier(SPPModel):
     """Backbone over the full text -> max-pool -> predictor."""
 
-    def __init__(self, *, predictor, **common):
+    def __init__(self, **common):
         super().__init__(**common)
         self.encoder = self.make_backbone()
-        self.predictor = self.build_part("predictor", predictor, "model.predictor",
-                                         input_size=self.encoder.output_size, num_classes=self.num_classes)
+        self.predictor = self.build_slot("predictor", input_size=self.encoder.output_size,
+                                         num_classes=self.num_classes)
 
     def input_backbone(self):
         """The backbone whose input embeddings post-hoc gradient methods attribute to."""

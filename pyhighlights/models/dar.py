@@ -81,18 +81,16 @@ class DARConfig(LiuFamilyConfig):
 
 
 class DAR(PhasedTraining, AuxiliaryPretraining, RNP):
-    def __init__(self, *, auxiliary_predictor, auxiliary_losses, auxiliary_epochs: int = 20,
-                 auxiliary_lr: float | None = None, auxiliary_selection: str = "f1", auxiliary_mode: str = "train",
-                 auxiliary_layer_norm: bool = True, **rnp):
+    def __init__(self, *, auxiliary_epochs: int, auxiliary_lr: float | None, auxiliary_selection: str,
+                 auxiliary_mode: str, auxiliary_layer_norm: bool, **rnp):
         super().__init__(**rnp)
         self.auxiliary_encoder = self.make_backbone()
         size = self.auxiliary_encoder.output_size
         self.auxiliary_norm = nn.LayerNorm(size) if auxiliary_layer_norm else nn.Identity()
-        self.auxiliary_predictor = self.build_part(
-            "predictor", auxiliary_predictor, "model.auxiliary_predictor",
-            input_size=size, num_classes=self.num_classes)
+        self.auxiliary_predictor = self.build_slot("auxiliary_predictor", input_size=size,
+                                                   num_classes=self.num_classes)
         self.auxiliary_lr = auxiliary_lr or self.lr
-        self.init_auxiliary(auxiliary_epochs, auxiliary_losses, selection=auxiliary_selection,
+        self.init_auxiliary(auxiliary_epochs, self.build_slot("auxiliary_losses"), selection=auxiliary_selection,
                             frozen_mode=auxiliary_mode)
 
     # --- parts ----------------------------------------------------------------------

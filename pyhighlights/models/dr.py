@@ -54,7 +54,7 @@ def predictor_factor(rate: float, min_factor: float, empty_factor: float) -> flo
 
 
 class DR(PhasedTraining, RNP):
-    def __init__(self, *, min_factor: float = 0.05, empty_factor: float = 1.0, **rnp):
+    def __init__(self, *, min_factor: float, empty_factor: float, **rnp):
         super().__init__(**rnp)
         self.min_factor, self.empty_factor = min_factor, empty_factor
 

@@ -51,14 +51,13 @@ class FRConfig(LiuFamilyConfig):
 class FR(SPPModel):
     """One encoder, two heads; automatic optimisation with a single Adam."""
 
-    def __init__(self, *, selector, predictor, layer_norm: str = "shared", **common):
+    def __init__(self, *, layer_norm: str, **common):
         super().__init__(**common)
         self.encoder = self.make_backbone()
         size = self.encoder.output_size
         self.selector_norm, self.predictor_norm = path_norms(layer_norm, size)
-        self.selector = self.build_part("selector", selector, "model.selector", input_size=size)
-        self.predictor = self.build_part("predictor", predictor, "model.predictor", input_size=size,
-                                         num_classes=self.num_classes)
+        self.selector = self.build_slot("selector", input_size=size)
+        self.predictor = self.build_slot("predictor", input_size=size, num_classes=self.num_classes)
 
     # Both encoder roles are the one shared encoder; the base select/predict read these names.
     @property

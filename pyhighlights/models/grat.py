@@ -40,7 +40,6 @@ from torch import nn
 
 from pyhighlights.components.losses import LossSet
 from pyhighlights.components.words import tokens_to_words_sum
-from pyhighlights.config.resolve import build
 from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.models.rnp import RNP, RNPConfig
@@ -104,6 +103,7 @@ class GRATConfig(RNPConfig):
     encoder_dropout: float | None = Param(0.0, ge=0.0, lt=1.0, description="dropout of the encoders' embeddings and "
                                           "states (reference: none, only before the heads); null = backbone.dropout")
     separate_predictor_encoder: bool = Param(True, description="G-RAT needs its own predictor encoder")
+    layer_norm: Literal["none"] = Param("none", description="G-RAT normalises its encoder states with shared_norm")
     shared_embeddings: bool = Param(True, description="one embedding table read by the selector and the predictor "
                                                       "(reference: model/model_st.py embedding_layer; recurrent "
                                                       "backbones); the guider keeps its own")
@@ -140,25 +140,21 @@ class GRAT(PhasedTraining, RNP):
     warm_up_description: ClassVar[str] = "only the guider trains"
     warm_up_loss: ClassVar[str] = "train/guider_loss"
 
-    def __init__(self, *, guider, guider_losses, guider_lr=None, pretrain_epochs=10, decay=1e-4, guide_term="guide",
-                 match_term="match", guide_target_mean="padded", predictor_pool="valid", shared_norm=True,
-                 encoder_dropout=0.0, separate_predictor_encoder=True, shared_embeddings=True, backbone_factory,
-                 **rnp):
+    def __init__(self, *, guider_lr, pretrain_epochs, decay, guide_term, match_term, guide_target_mean, shared_norm,
+                 separate_predictor_encoder, shared_embeddings, **rnp):
         if not separate_predictor_encoder:
             raise ValueError("model.separate_predictor_encoder: G-RAT needs a separate predictor backbone")
-        super().__init__(backbone_factory=backbone_factory, encoder_dropout=encoder_dropout, **rnp)
+        super().__init__(**rnp)
         self.shared_embeddings = shared_embeddings
         if shared_embeddings:
             share_embedding_table(self.selector_encoder, self.predictor_encoder)
-        self.guider = self.build_part("guider", guider, "model.guider", encoder=self.make_backbone(),
-                                      num_classes=self.num_classes)
-        self.guider_losses = LossSet({label: build("loss", spec, path=f"model.guider_losses.{label}")
-                                      for label, spec in guider_losses.items()})
+        self.guider = self.build_slot("guider", encoder=self.make_backbone(), num_classes=self.num_classes)
+        self.guider_losses = LossSet(self.build_slot("guider_losses"))
         self.losses.require([guide_term, match_term], "model.guide_term/match_term")
         self.guider_lr = guider_lr or self.lr
         self.pretrain_epochs, self.decay = pretrain_epochs, decay
         self.guide_term, self.match_term = guide_term, match_term
-        self.guide_target_mean, self.predictor_pool = guide_target_mean, predictor_pool
+        self.guide_target_mean = guide_target_mean
         self.norm = nn.LayerNorm(self.selector_encoder.output_size) if shared_norm else nn.Identity()
         self.first_scored_epoch = pretrain_epochs
         self.register_buffer("rationaliser_steps", torch.zeros((), dtype=torch.long))

@@ -31,7 +31,6 @@ import torch.distributed as dist
 from torch import nn
 
 from pyhighlights.components.losses import LossSet
-from pyhighlights.config.resolve import build
 from pyhighlights.data.batch import Batch
 
 log = logging.getLogger("pyhighlights")
@@ -148,16 +147,16 @@ class AuxiliaryPretraining:
     warm_up_description: ClassVar[str] = "only the auxiliary predictor trains, on the full text"
     warm_up_loss: ClassVar[str] = "train/auxiliary_loss"
 
-    def init_auxiliary(self, epochs: int, losses: Mapping[str, Any], path: str = "model.auxiliary_losses",
-                       selection: str = "accuracy", frozen_mode: str = "eval") -> None:
+    def init_auxiliary(self, epochs: int, losses: Mapping[str, Any], selection: str = "accuracy",
+                       frozen_mode: str = "eval") -> None:
+        """``losses``: the built terms of the auxiliary model (``self.build_slot("auxiliary_losses")``)."""
         if selection not in AUXILIARY_SELECTIONS:
             raise ValueError(f"model.auxiliary_selection: expected one of {AUXILIARY_SELECTIONS}, got {selection!r}")
         if frozen_mode not in ("train", "eval"):
             raise ValueError(f"model.auxiliary_mode: expected train or eval, got {frozen_mode!r}")
         self.auxiliary_selection, self.auxiliary_mode = selection, frozen_mode
         self.auxiliary_epochs = int(epochs)
-        self.auxiliary_losses = LossSet({label: build("loss", spec, path=f"{path}.{label}")
-                                         for label, spec in losses.items()})
+        self.auxiliary_losses = LossSet(losses)
         self.first_scored_epoch = max(self.first_scored_epoch, self.auxiliary_epochs)
         self.register_buffer("auxiliary_frozen", torch.zeros((), dtype=torch.bool))
         self._auxiliary_best: dict[str, Any] | None = None

@@ -80,9 +80,8 @@ def averaged_selection(selections: list[Selection], word_mask: torch.Tensor, sam
 
 
 class MGR(PhasedTraining, SPPModel):
-    def __init__(self, *, selector, predictor, num_generators: int = 5, shared_generator_encoder: bool = True,
-                 generator_lr_scale: float = 3.0, predictor_lr_scale: float | None = None,
-                 layer_norm: str = "selector", **common):
+    def __init__(self, *, num_generators: int, shared_generator_encoder: bool, generator_lr_scale: float,
+                 predictor_lr_scale: float | None, layer_norm: str, **common):
         super().__init__(**common)
         self.num_generators = num_generators
         self.shared_generator_encoder = shared_generator_encoder
@@ -92,11 +91,10 @@ class MGR(PhasedTraining, SPPModel):
         size = self.generator_encoders[0].output_size
         self.generator_norms = nn.ModuleList(nn.LayerNorm(size) if layer_norm == "selector" else nn.Identity()
                                              for _ in range(num_generators))
-        self.generators = nn.ModuleList(self.build_part("selector", selector, "model.selector", input_size=size)
-                                        for _ in range(num_generators))
+        self.generators = nn.ModuleList(self.build_slot("selector", input_size=size) for _ in range(num_generators))
         self.predictor_encoder = self.make_backbone()
-        self.predictor = self.build_part("predictor", predictor, "model.predictor",
-                                         input_size=self.predictor_encoder.output_size, num_classes=self.num_classes)
+        self.predictor = self.build_slot("predictor", input_size=self.predictor_encoder.output_size,
+                                         num_classes=self.num_classes)
         self.predictor_lr_scale = 1.0 / num_generators if predictor_lr_scale is None else predictor_lr_scale
 
     # --- parts and learning rates ---------------------------------------------------

@@ -14,6 +14,8 @@ used by FR, DR and G-RAT; the predictor max-pools over kept words.
 """
 from __future__ import annotations
 
+from typing import Literal
+
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
@@ -27,6 +29,8 @@ class RNPConfig(OptimConfig):
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
          "continuity": key("loss", "continuity")})
+    layer_norm: Literal["none", "selector", "both", "shared"] = Param(
+        "none", description="LayerNorm on encoder states: none, the selector path, each path its own, or one shared")
     outputs = {"losses": SELECTION_OUTPUTS}
     defaults = {"lr": 2e-3, "losses": {"sparsity": {"weight": 2.0, "target": 0.15}, "continuity": {"weight": 2.0}}}
 
@@ -47,12 +51,12 @@ LAYER_NORMS = ("none", "selector", "both", "shared")
 
 
 class RNP(SPPModel):
-    def __init__(self, *, selector, predictor, layer_norm: str = "none", **common):
+    def __init__(self, *, layer_norm: str, **common):
         super().__init__(**common)
         self.selector_encoder = self.make_backbone()
         self.predictor_encoder = self.make_backbone()
         size = self.selector_encoder.output_size
         self.selector_norm, self.predictor_norm = path_norms(layer_norm, size)
-        self.selector = self.build_part("selector", selector, "model.selector", input_size=size)
-        self.predictor = self.build_part("predictor", predictor, "model.predictor",
-                                         input_size=self.predictor_encoder.output_size, num_classes=self.num_classes)
+        self.selector = self.build_slot("selector", input_size=size)
+        self.predictor = self.build_slot("predictor", input_size=self.predictor_encoder.output_size,
+                                         num_classes=self.num_classes)

@@ -57,8 +57,7 @@ class TwoPhaseModel(PhasedTraining, RNP):
     """Per batch: (1) predictor step on the *detached* selection, (2) selector step with the predictor frozen."""
 
     def __init__(self, *, predictor_terms: Sequence[str], selector_terms: Sequence[str],
-                 predictor_lr: float | None = None, phase1_selector_step: bool = True, fresh_sample: bool = True,
-                 **rnp):
+                 predictor_lr: float | None, phase1_selector_step: bool, fresh_sample: bool, **rnp):
         super().__init__(**rnp)
         self.losses.require(predictor_terms, "model.predictor_terms")
         self.losses.require(selector_terms, "model.selector_terms")

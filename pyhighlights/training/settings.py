@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import ClassVar, Literal
 
-from pyhighlights.registry import Configuration, Param, ParameterHolder, Real
+from pyhighlights.registry import Configuration, Param, ParameterHolder, Real, kind
 
 
 class TrainerConfig(Configuration):
@@ -46,6 +46,7 @@ class TrainerConfig(Configuration):
                                                                                "target of the model's sparsity term")
 
 
+@kind("trainer")
 class TrainerSettings(ParameterHolder):
     """Validated trainer settings (the registered 'trainer' component)."""
 

@@ -83,3 +83,41 @@ def test_cfg_job_from_the_cache_is_the_config_the_registry_gives(seeded_cache, t
     live = OmegaConf.to_yaml(compose_config(["model=grat", "model/guider=additive"]))
     assert done.stdout.strip() == live.strip()
 
+
+
+@pytest.mark.parametrize("overrides, spec", [
+    (("model.losses.sparsity.weight=-1",), ("model", {"name": "rnp", "losses": {"sparsity": {"weight": -1}}})),
+    (("model.selector.dropout=1.5",), ("model", {"name": "rnp", "selector": {"dropout": 1.5}})),
+    (("model=grat", "model.decay=-2"), ("model", {"name": "grat", "decay": -2})),
+    (("model=mgr", "model.predictor_pool=all"), ("model", {"name": "mgr", "predictor_pool": "all"})),
+    (("trainer.max_epochs=0",), None),
+])
+def test_cfg_job_refuses_what_training_refuses_with_the_same_line(seeded_cache, tmp_path, overrides, spec):
+    """--cfg job checks the values it would print (from the cache, without torch); the message is the one
+    training's validation gives for the same value."""
+    from pyhighlights.config.resolve import ConfigError, validate
+
+    report, done = probe(seeded_cache, tmp_path, "--cfg", "job", *overrides)
+    assert report == {"code": 2, "heavy": []}, done.stderr[-3000:]
+    assert done.stdout == ""  # nothing printed
+    if spec is not None:
+        with pytest.raises(ConfigError) as refused:
+            validate(spec[0], spec[1], spec[0])
+        assert done.stderr.strip().splitlines()[-1] == f"error: {refused.value}"
+    else:
+        assert done.stderr.strip().splitlines()[-1].startswith("error: trainer.max_epochs: Input should be greater")
+
+
+def test_cfg_job_still_prints_a_config_with_good_values(seeded_cache, tmp_path):
+    report, done = probe(seeded_cache, tmp_path, "--cfg", "job", "model.losses.sparsity.weight=0",
+                         "model.selector.dropout=0.5")
+    assert report == {"code": 0, "heavy": []}, done.stderr[-3000:]
+    assert "dropout: 0.5" in done.stdout
+
+
+def test_help_offers_the_slots_of_the_chosen_model_only(seeded_cache, tmp_path):
+    report, done = probe(seeded_cache, tmp_path, "--help", "model=grat")
+    assert report == {"code": 0, "heavy": []}, done.stderr[-3000:]
+    assert "  model/guider: additive, reference\n" in done.stdout
+    report, done = probe(seeded_cache, tmp_path, "--help")
+    assert report == {"code": 0, "heavy": []} and "model/guider" not in done.stdout  # RNP has no guider

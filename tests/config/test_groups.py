@@ -3,20 +3,38 @@ import pytest
 from omegaconf import OmegaConf
 
 from pyhighlights import registry
+from pyhighlights.cli.common import CONFIG_DIR
 from pyhighlights.config.compose import compose_config
 from pyhighlights.config.hydra_schema import group_overrides, help_text, part_groups
 from pyhighlights.config.resolve import ConfigError, validate
 from pyhighlights.training.run import resolve_specs
 
-# Between them these models have every slot a model has (checked below).
-HOSTS = ("grat", "dar", "mrd")
+def _has_presets(model: str) -> bool:
+    """Whether YAML presets of the model (for the default corpus) set part fields: a part chosen in such a slot
+    would keep the preset's values for the fields it shares, so those models host only the slots no other has."""
+    return (CONFIG_DIR / "model_preset" / f"{model}.yaml").is_file() or \
+        (CONFIG_DIR / "model_dataset" / f"{model}_synth_beer.yaml").is_file()
+
+
+def covering_hosts() -> dict[str, str]:
+    """Slot group -> a registered model that has it, over few models (greedy: the model with most new slots
+    first), so every slot of every model is composed once without composing every model."""
+    slots = {name: {f"model/{slot.replace('.', '/')}" for slot in registry.entry("model", name).configuration.slots()}
+             for name in registry.available("model")}
+    hosted: dict[str, str] = {}
+    while True:
+        candidates = [name for name in slots if slots[name] - set(hosted)]
+        if not candidates:
+            return hosted
+        name = max(candidates, key=lambda n: (not _has_presets(n), len(slots[n] - set(hosted)), n))
+        hosted.update({group: name for group in slots[name] - set(hosted)})
 
 
 def test_every_registered_part_composes_in_its_slot_and_validates():
     groups = part_groups()
     slots = {group: kind for group, kind in groups.items() if "/" in group}
-    hosted = {f"model/{slot.replace('.', '/')}": host for host in HOSTS
-              for slot in registry.entry("model", host).configuration.slots()}
+    hosted = covering_hosts()
+    HOSTS = sorted(set(hosted.values()))
     assert set(slots) == set(hosted)
     rounds = max(len(registry.available(kind)) for kind in groups.values())
     seen = set()
@@ -84,3 +102,44 @@ def test_help_lists_the_groups_to_choose_from():
     assert "  model/selector: gumbel, random\n" in template and "  model/guider: additive, reference\n" in template
     assert "model/losses/<term>: " in template and "  experiment: " in template
     assert "schema/" not in template and "part_defaults" not in template
+
+
+def _slot_node(slot: str, option: str) -> dict:
+    field, _, label = slot.partition(".")
+    return {field: {label: {"name": option}}} if label else {field: {"name": option}}
+
+
+def test_help_offers_in_each_slot_exactly_the_parts_the_model_accepts_there():
+    """Per chosen model, a slot's line lists an option if and only if training's validation accepts the model
+    with that option in that slot (a loss slot: only terms reading what the model produces there)."""
+    groups = part_groups()
+    for model in registry.available("model"):
+        offered = {}
+        for line in help_text("<config>", {"model": model}).splitlines():
+            group, _, rest = line.strip().partition(": ")
+            if not group.startswith("model/"):
+                continue
+            names, _, terms = rest.partition("  (terms: ")
+            labels = terms.rstrip(")").split(", ") if terms else [None]
+            for label in labels:
+                offered[group.replace("<term>", label) if label else group] = set(names.split(", "))
+        slots = registry.entry("model", model).configuration.slots()
+        assert set(offered) == {f"model/{slot.replace('.', '/')}" for slot in slots}, model
+        for slot in slots:
+            group = f"model/{slot.replace('.', '/')}"
+            for option in registry.available(groups[group]):
+                try:
+                    validate("model", {"name": model, **_slot_node(slot, option)}, "model")
+                    accepted = True
+                except ConfigError:
+                    accepted = False
+                assert (option in offered[group]) == accepted, (model, slot, option)
+
+
+def test_help_offers_no_slot_the_chosen_model_does_not_have():
+    assert "model/guider" not in help_text("<config>", {"model": "rnp"})
+    assert "  model/guider: additive, reference\n" in help_text("<config>", {"model": "grat"})
+    # a divergence that reads the full-text logits fits MCD's divergence slot, not G-RAT's match slot
+    assert "kl" in help_text("<config>", {"model": "mcd"}).split("model/losses/divergence: ")[1].split("\n")[0]
+    grat_losses = help_text("<config>", {"model": "grat"}).split("model/losses/<term>: ")[1].split("  ")[0]
+    assert "kl" not in grat_losses.split(", ") and "guide" in grat_losses.split(", ")

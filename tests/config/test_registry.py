@@ -11,7 +11,7 @@ from pyhighlights.registry import Param, RegistrationError, registration_key as 
 
 
 def test_every_kind_has_components():
-    for kind in registry.KIND_BASES:
+    for kind in registry.kinds():
         assert registry.available(kind), kind
 
 

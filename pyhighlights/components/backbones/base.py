@@ -1,12 +1,17 @@
 """The encoder contract shared by selectors, predictors and guiders."""
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any
 
 import torch
 from torch import nn
 
+from pyhighlights.kinds import kind
 
+
+# Word backbones are also given the ``embedding_matrix`` built for their vocabulary (see data/inputs.py).
+@kind("backbone")
 class Backbone(nn.Module):
     """Encodes token ids into states; removed tokens contribute nothing.
 
@@ -24,8 +29,9 @@ class Backbone(nn.Module):
     def encoder_parameters(self):
         return self.parameters()
 
+    @abstractmethod
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, keep: torch.Tensor | None = None) -> torch.Tensor:
-        raise NotImplementedError
+        """Token states [B, T, output_size]."""
 
     @staticmethod
     def pool(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
