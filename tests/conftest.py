@@ -25,6 +25,20 @@ def learnable_beer_dir(tmp_path_factory):
     return write_learnable_beer(tmp_path_factory.mktemp("learnable_beer"))
 
 
+@pytest.fixture
+def scratch_registry():
+    """Entries and kinds a test registers are removed after it."""
+    from pyhighlights import kinds, registry
+
+    registry.load_registrations()
+    entries, declared = dict(registry._ENTRIES), kinds.kinds()
+    yield
+    registry._ENTRIES.clear()
+    registry._ENTRIES.update(entries)
+    kinds._KINDS.clear()
+    kinds._KINDS.update(declared)
+
+
 # The files that take the most CPU, costliest first. They run first, so that with ``-n 2`` the last test to
 # finish is a short one rather than a minute-long training that one worker runs while the other waits.
 # Whole files move (their order inside is kept), so a module-scoped fixture is still set up once per worker.

@@ -20,7 +20,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pyhighlights"
 
-BOTTOM = {"atomic", "faults", "plugins", "registry", "run_files"}
+BOTTOM = {"atomic", "faults", "kinds", "plugins", "registry", "run_files"}
 LOWER = {"config", "data", "components", "metrics", "plots", "reporting"}
 UPPER = {"cli", "training", "evaluation", "explain", "viewer", "models", "registrations", "inference"}
 

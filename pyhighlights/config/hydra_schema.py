@@ -149,7 +149,7 @@ def offered(group: str, groups: dict[str, str], chosen: Mapping[str, str]) -> li
             if slot in known.entry(section, name).get("fits", {})]
     if not fits:
         return None
-    folder = _config_dir() / group
+    folder = CONFIG_DIR / group
     return sorted({p.stem for p in folder.glob("*.yaml")} | set().union(*fits))
 
 

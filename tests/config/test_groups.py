@@ -139,7 +139,11 @@ def test_help_offers_in_each_slot_exactly_the_parts_the_model_accepts_there():
 def test_help_offers_no_slot_the_chosen_model_does_not_have():
     assert "model/guider" not in help_text("<config>", {"model": "rnp"})
     assert "  model/guider: additive, reference\n" in help_text("<config>", {"model": "grat"})
-    # a divergence that reads the full-text logits fits MCD's divergence slot, not G-RAT's match slot
+    # every divergence has the roles p and q, which the slot binds: any of them fits a divergence slot
     assert "kl" in help_text("<config>", {"model": "mcd"}).split("model/losses/divergence: ")[1].split("\n")[0]
-    grat_losses = help_text("<config>", {"model": "grat"}).split("model/losses/<term>: ")[1].split("  ")[0]
-    assert "kl" not in grat_losses.split(", ") and "guide" in grat_losses.split(", ")
+    grat = help_text("<config>", {"model": "grat"})
+    match = grat.split("model/losses/match: ")[1].split("\n")[0].split(", ")
+    assert {"kl", "jsd", "match"} <= set(match) and "guide" not in match
+    # the guide term reads G-RAT's guide target, which only the guide slot binds
+    assert "guide" in grat.split("model/losses/guide: ")[1].split("\n")[0].split(", ")
+    assert "guide" not in grat.split("model/losses/<term>: ")[1].split("  ")[0].split(", ")

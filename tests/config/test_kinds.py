@@ -14,18 +14,6 @@ from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import RegistrationError, Real
 
 
-@pytest.fixture
-def scratch_registry():
-    """Entries and kinds registered by a test are removed after it."""
-    registry.load_registrations()
-    entries, declared = dict(registry._ENTRIES), kinds.kinds()
-    yield
-    registry._ENTRIES.clear()
-    registry._ENTRIES.update(entries)
-    kinds._KINDS.clear()
-    kinds._KINDS.update(declared)
-
-
 def import_module_file(tmp_path, monkeypatch, name, source):
     (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
     monkeypatch.syspath_prepend(str(tmp_path))

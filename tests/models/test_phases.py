@@ -5,15 +5,25 @@ import pytest
 import torch
 from torch.utils.data import DataLoader
 
+from cinnamon.registry import RegistrationKey
+
 from pyhighlights import registry
 from pyhighlights.components.backbones.base import BackboneFactory
+from pyhighlights.config.resolve import build
 from pyhighlights.data.batch import Batch
+from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.phases import Phase, PhasedTraining
-from pyhighlights.models.rnp import RNP
+from pyhighlights.models.rnp import RNP, RNPConfig
+from pyhighlights.registry import Param, registration_key as key
 from pyhighlights.testing import quiet_cpu_trainer
 
-LOSSES = {"task": {"name": "cross_entropy"}, "sparsity": {"name": "sparsity"},
-          "agreement": {"name": "jsd", "p": "logits", "q": "full_logits"}}
+class SelectorAgreementConfig(RNPConfig):
+    losses: dict[str, RegistrationKey] = Param(
+        {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"), "agreement": key("loss", "jsd")})
+    agreement_every: int = Param(1, ge=1, description="the agreement phase runs every n-th batch")
+    agreement_from: int = Param(0, ge=0, description="the first epoch of the agreement phase")
+    outputs = {"losses": SELECTION_OUTPUTS | {"full_logits"}}
+    defaults = {"lr": 0.01, "losses": {"agreement": {"p": "logits", "q": "full_logits"}}}
 
 
 class SelectorAgreement(PhasedTraining, RNP):
@@ -21,7 +31,7 @@ class SelectorAgreement(PhasedTraining, RNP):
     the selection should agree with the predictor on the full text); the predictor is frozen in it, so the
     term's gradient reaches the selector through the predictor without moving the predictor."""
 
-    def __init__(self, agreement_every: int = 1, agreement_from: int = 0, **rnp):
+    def __init__(self, *, agreement_every, agreement_from, **rnp):
         super().__init__(**rnp)
         self.agreement_every, self.agreement_from = agreement_every, agreement_from
         self.stepped: list[tuple[str, int]] = []  # (phase, epoch) of every step taken
@@ -71,14 +81,17 @@ def batches(count: int = 2) -> list[Batch]:
     return out
 
 
+@pytest.fixture(autouse=True)
+def registered_model(scratch_registry):
+    registry.register("model", "selector_agreement_test", SelectorAgreementConfig, SelectorAgreement)
+
+
 def model(**options) -> SelectorAgreement:
-    registry.load_registrations()
     torch.manual_seed(0)
     factory = BackboneFactory({"name": "gru", "hidden_size": 4, "dropout": 0.0},
                               embedding_matrix=torch.randn(12, 4), freeze_embeddings=False)
-    return SelectorAgreement(backbone_factory=factory, num_classes=2, losses=LOSSES,
-                             selector={"name": "gumbel"}, predictor={"name": "mlp", "dropout": 0.0},
-                             lr=0.01, **options)
+    spec = {"name": "selector_agreement_test", "predictor": {"dropout": 0.0}, **options}
+    return build("model", spec, path="model", backbone_factory=factory, num_classes=2)
 
 
 def fit(net, epochs: int = 1, count: int = 2):
