@@ -111,6 +111,20 @@ def validate(kind: str, node: Mapping[str, Any] | None, path: str) -> Spec:
     return spec
 
 
+#: The input fields of the divergence terms before their inputs were roles: the configurations recorded by runs
+#: of earlier versions still name them, and those runs must stay resumable and evaluable.
+FORMER_ROLE_FIELDS = {"logits": "p", "reference": "q"}
+
+
+def _former_role_fields(configuration: type, node: dict[str, Any]) -> dict[str, Any]:
+    """``node`` with a divergence term's former ``logits``/``reference`` fields read as its roles ``p``/``q``."""
+    roles = set(getattr(configuration, "roles", ()))
+    if not {"p", "q"} <= roles or set(FORMER_ROLE_FIELDS) & set(configuration.model_fields):
+        return node
+    renamed = {FORMER_ROLE_FIELDS.get(field, field): value for field, value in node.items()}
+    return renamed if len(renamed) == len(node) else node  # both spellings given: the unknown field is refused
+
+
 def _validate_child(default: RegistrationKey | None, preset: Mapping[str, Any], given: Any, path: str) -> Spec | None:
     """The part in one slot: the given node over the slot's part defaults (those fields the chosen part has)."""
     if default is None and given is None:
@@ -122,9 +136,12 @@ def _validate_child(default: RegistrationKey | None, preset: Mapping[str, Any], 
     if default is not None:
         node.setdefault("name", next(iter(default.tags)))
     try:
-        fields = registry.entry(kind, str(node["name"])).configuration.model_fields
+        configuration = registry.entry(kind, str(node["name"])).configuration
     except KeyError as error:
         raise ConfigError(f"{path}.name: {error.args[0]}") from None
+    fields = configuration.model_fields
+    if kind == "loss":  # before the slot's bindings are laid under it: a recorded term names both inputs
+        node = _former_role_fields(configuration, node)
     return validate(kind, {**{k: v for k, v in preset.items() if k in fields}, **node}, path)
 
 

@@ -91,3 +91,39 @@ def test_the_parts_own_defaults_follow_the_chosen_part():
     # G-RAT's match weight 1.5 carries to another divergence in that slot
     assert validate("model", {"name": "grat", "losses": {"match": {"name": "jsd"}}}, "model")["losses"]["match"] == {
         "name": "jsd", "weight": 1.5, "p": "logits", "q": "guider_logits"}
+
+
+# G-RAT's model parameters as a run of the version before loss inputs were roles recorded them in its manifest
+# (experiment=quick_grat model.pretrain_epochs=1, seed 0): the match term still names its inputs
+# ``logits``/``reference``.
+RECORDED_BEFORE_ROLES = {
+    "bucket": True, "decay": 0.005, "encoder_dropout": 0.0, "encoder_lr": None, "grad_clip": 0.0,
+    "guide_target_mean": "padded", "guide_term": "guide",
+    "guider": {"dropout": 0.2, "name": "reference", "noise_sigma": 1.0},
+    "guider_losses": {"guider_task": {"logits": "guider_logits", "name": "cross_entropy", "weight": 1.0}},
+    "guider_lr": None,
+    "losses": {"continuity": {"name": "continuity", "padding": "counted", "weight": 2.0},
+               "guide": {"average": "padded", "logit": "keep_column", "name": "guide", "weight": 10.0},
+               "match": {"logits": "logits", "name": "match", "reference": "guider_logits", "weight": 1.5},
+               "sparsity": {"name": "sparsity", "padding": "counted", "target": 0.15, "weight": 2.0},
+               "task": {"logits": "logits", "name": "cross_entropy", "weight": 1.0}},
+    "lr": 0.002, "match_term": "match", "name": "grat", "pad_to": None,
+    "predictor": {"dropout": 0.2, "hidden_size": 0, "name": "mlp"}, "predictor_pool": "valid",
+    "pretrain_epochs": 1, "recurrence": "within_length",
+    "selector": {"dropout": 0.2, "evaluation": "threshold", "name": "gumbel", "temperature": 1.0},
+    "separate_predictor_encoder": True, "shared_embeddings": False, "shared_norm": True, "weight_decay": 2e-06,
+}
+
+
+def test_a_configuration_recorded_before_inputs_were_roles_still_validates_with_the_same_wiring():
+    spec = validate("model", RECORDED_BEFORE_ROLES, "model")
+    match = spec["losses"]["match"]
+    assert (match["p"], match["q"], match["weight"]) == ("logits", "guider_logits", 1.5)
+    assert "reference" not in match and "logits" not in match
+    assert spec["losses"]["task"]["logits"] == "logits"  # cross-entropy's role is still called logits
+    assert spec["losses"]["guide"]["keep_target"] == "guide_target"
+
+
+def test_a_divergence_given_both_its_former_and_its_role_field_is_refused():
+    with pytest.raises(ConfigError, match=r"model\.losses\.match\.reference: unknown field"):
+        validate("model", {"name": "grat", "losses": {"match": {"reference": "guider_logits", "q": "logits"}}}, "model")
