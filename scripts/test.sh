@@ -53,8 +53,9 @@ if ! have_browser; then
 fi
 
 # One CPU thread per process (README, "Threads"); exit status 5 means the arguments selected no test of that set.
+# The 25 slowest tests are listed at the end of each run: where the suite's time goes.
 run_pytest() {
-    OMP_NUM_THREADS=1 "$PYTHON" -m pytest -q -n 2 "$@"
+    OMP_NUM_THREADS=1 "$PYTHON" -m pytest -q -n 2 --durations=25 "$@"
     local status=$?
     [ "$status" -eq 5 ] && return 0
     return "$status"
