@@ -86,24 +86,30 @@ def test_the_selector_only_phase_moves_only_the_selector(example):
     seen = []
     original = net.run_phase
 
+    def grads():
+        return [None if p.grad is None else p.grad.clone()
+                for name in ("predictor", "soft_predictor") for m in parts[name] for p in m.parameters()]
+
     def around(phase, step, optimisers):
-        before = {name: snapshot(modules) for name, modules in parts.items()}
+        before, before_grads = {name: snapshot(modules) for name, modules in parts.items()}, grads()
         result = original(phase, step, optimisers)
         moved = {name: any(not torch.equal(a, b) for a, b in zip(before[name], snapshot(modules)))
                  for name, modules in parts.items()}
-        seen.append((phase.name, moved, set(result.parts)))
+        # the predictors' gradients as the phase found them: nothing added to them
+        kept = all((a is None) == (b is None) and (a is None or torch.equal(a, b)) for a, b in zip(before_grads, grads()))
+        seen.append((phase.name, moved, kept, set(result.parts)))
         return result
 
     net.run_phase = around
     quiet_cpu_trainer(1).fit(net, train_dataloaders=DataLoader(batches(), batch_size=None, collate_fn=lambda b: b))
     assert [name for name, *_ in seen] == ["rationaliser", "agreement"] * 2
     everything = {"selector": True, "predictor": True, "soft_predictor": True}
-    for name, moved, terms in seen:
+    for name, moved, predictor_grads_kept, terms in seen:
         if name == "rationaliser":
             assert moved == everything and terms == {"task", "soft_task", "sparsity", "continuity"}
         else:
             # the agreement reached the selector through both frozen predictors, and moved neither
-            assert moved == {"selector": True, "predictor": False, "soft_predictor": False}
+            assert moved == {"selector": True, "predictor": False, "soft_predictor": False} and predictor_grads_kept
             assert terms == {"agreement"}
     assert all(p.requires_grad for p in net.parameters())
     assert "train/agreement_loss" in net.training_values
@@ -162,17 +168,22 @@ def installed(site: Path) -> list[str]:
 
 
 def train_py(tmp_path: Path, *arguments: str):
-    paths = installed(tmp_path / "site") if not (tmp_path / "site").exists() else [str(tmp_path / "site"), str(EXAMPLE)]
+    site = tmp_path / "site"
+    paths = [str(site), str(EXAMPLE)] if site.exists() else installed(site)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, str(ROOT)]),
            "PYHIGHLIGHTS_CACHE": str(tmp_path / "cache"), "OMP_NUM_THREADS": "1", "HYDRA_FULL_ERROR": "0"}
     return run_script("train.py", *arguments, env=env, cwd=tmp_path, timeout=300, prelude=PRELUDE.format(paths=paths))
 
 
 def test_the_installed_example_is_offered_and_trains_one_epoch(tmp_path, tiny_beer_dir):
-    shown = train_py(tmp_path, "--help")
+    shown = train_py(tmp_path, "model=soft_agreement", "--help")
     assert shown.returncode == 0, shown.stderr[-3000:]
-    models = next(line for line in shown.stdout.splitlines() if line.strip().startswith("model:"))
-    assert "soft_agreement" in models and "rnp" in models
+    choices = {line.split(":")[0].strip(): line.split(":", 1)[1].split() for line in shown.stdout.splitlines()
+               if line.startswith("  model")}
+    assert "soft_agreement," in choices["model"] and "rnp," in choices["model"]
+    # the new kind's slot offers its part; the predictor slot does not
+    assert choices["model/soft_predictor"] == ["attention"] and choices["model/predictor"] == ["mlp"]
+    assert "two_sided_jsd" in choices["model/losses/agreement"]
 
     run_dir = tmp_path / "run"
     trained = train_py(tmp_path, *tiny_overrides(tiny_beer_dir), "model=soft_agreement", f"hydra.run.dir={run_dir}")
