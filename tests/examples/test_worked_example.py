@@ -178,9 +178,9 @@ def train_py(tmp_path: Path, *arguments: str):
 def test_the_installed_example_is_offered_and_trains_one_epoch(tmp_path, tiny_beer_dir):
     shown = train_py(tmp_path, "model=soft_agreement", "--help")
     assert shown.returncode == 0, shown.stderr[-3000:]
-    choices = {line.split(":")[0].strip(): line.split(":", 1)[1].split() for line in shown.stdout.splitlines()
-               if line.startswith("  model")}
-    assert "soft_agreement," in choices["model"] and "rnp," in choices["model"]
+    choices = {line.split(":")[0].strip(): [option.strip() for option in line.split(":", 1)[1].split("(")[0].split(",")]
+               for line in shown.stdout.splitlines() if line.startswith("  model")}
+    assert "soft_agreement" in choices["model"] and "rnp" in choices["model"]
     # the new kind's slot offers its part; the predictor slot does not
     assert choices["model/soft_predictor"] == ["attention"] and choices["model/predictor"] == ["mlp"]
     assert "two_sided_jsd" in choices["model/losses/agreement"]
