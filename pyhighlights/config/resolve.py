@@ -142,7 +142,22 @@ def _validate_child(default: RegistrationKey | None, preset: Mapping[str, Any], 
     fields = configuration.model_fields
     if kind == "loss":  # before the slot's bindings are laid under it: a recorded term names both inputs
         node = _former_role_fields(configuration, node)
+        if default is not None:
+            _check_bound_roles(default, preset, configuration, str(node["name"]), path)
     return validate(kind, {**{k: v for k, v in preset.items() if k in fields}, **node}, path)
+
+
+def _check_bound_roles(default: RegistrationKey, preset: Mapping[str, Any], configuration: type, name: str,
+                       path: str) -> None:
+    """A term put in a slot takes every input role the model binds there (a divergence slot binds ``p`` and
+    ``q``): a term without them would silently drop the slot's wiring."""
+    slot_roles = getattr(registry.entry(*registry.part_of(default)).configuration, "roles", ())
+    bound = [role for role in slot_roles if role in preset]
+    missing = [role for role in bound if role not in getattr(configuration, "roles", ())]
+    if missing:
+        wiring = ", ".join(f"{role}={preset[role]}" for role in bound)
+        raise ConfigError(f"{path}: loss {name!r} has no input role {missing[0]!r}, which this slot binds "
+                          f"({wiring}); choose a term with the roles {', '.join(bound)}")
 
 
 def _validate_children(default: Mapping[str, RegistrationKey], preset: Mapping[str, Mapping[str, Any]],
@@ -186,7 +201,7 @@ def check_term(produced: frozenset[str], term: Spec, model: str, path: str) -> N
 def fitting_options(kind: str, name: str, slot: str) -> list[str]:
     """The parts that fit ``slot`` of component ``name`` as they come (their defaults over the slot's part
     defaults): of the slot's kind, and, in a field of loss terms, reading only what the component produces
-    there. What ``--help`` offers for the slot."""
+    there, and taking every input role the slot binds. What ``--help`` offers for the slot."""
     configuration = registry.entry(kind, name).configuration
     key = configuration.slots()[slot]
     if key is None:

@@ -127,3 +127,12 @@ def test_a_configuration_recorded_before_inputs_were_roles_still_validates_with_
 def test_a_divergence_given_both_its_former_and_its_role_field_is_refused():
     with pytest.raises(ConfigError, match=r"model\.losses\.match\.reference: unknown field"):
         validate("model", {"name": "grat", "losses": {"match": {"reference": "guider_logits", "q": "logits"}}}, "model")
+
+
+def test_a_term_without_the_roles_its_slot_binds_is_refused_naming_the_wiring():
+    # G-RAT binds its match slot's p and q; cross-entropy reads logits and labels and would drop that wiring
+    with pytest.raises(ConfigError, match=r"^model\.losses\.match: loss 'cross_entropy' has no input role 'p', "
+                                          r"which this slot binds \(p=logits, q=guider_logits\)"):
+        validate("model", {"name": "grat", "losses": {"match": {"name": "cross_entropy"}}}, "model")
+    swapped = validate("model", {"name": "grat", "losses": {"match": {"name": "kl"}}}, "model")["losses"]["match"]
+    assert (swapped["name"], swapped["p"], swapped["q"]) == ("kl", "logits", "guider_logits")

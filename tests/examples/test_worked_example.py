@@ -183,7 +183,9 @@ def test_the_installed_example_is_offered_and_trains_one_epoch(tmp_path, tiny_be
     assert "soft_agreement" in choices["model"] and "rnp" in choices["model"]
     # the new kind's slot offers its part; the predictor slot does not
     assert choices["model/soft_predictor"] == ["attention"] and choices["model/predictor"] == ["mlp"]
-    assert "two_sided_jsd" in choices["model/losses/agreement"]
+    # the agreement slot binds p and q: it offers the terms that take both (every divergence), and only those
+    assert "two_sided_jsd" in choices["model/losses/agreement"] and "jsd" in choices["model/losses/agreement"]
+    assert not {"cross_entropy", "sparsity", "continuity"} & set(choices["model/losses/agreement"])
 
     run_dir = tmp_path / "run"
     trained = train_py(tmp_path, *tiny_overrides(tiny_beer_dir), "model=soft_agreement", f"hydra.run.dir={run_dir}")
