@@ -15,7 +15,7 @@ from importlib.metadata import distributions
 from pathlib import Path
 
 import pytest
-from forked_scripts import run_script
+from plugin_helpers import train_with_plugin, write_dist_info
 
 from pyhighlights import plugins, registry
 from pyhighlights.testing import tiny_overrides
@@ -24,33 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "tests" / "fixtures" / "example_plugin"
 
 
-def write_dist_info(site: Path, name: str, version: str, entry_points: dict[str, str]) -> Path:
-    """What ``pip install`` leaves for a distribution: its metadata and its entry points."""
-    info = site / f"{name.replace('-', '_')}-{version}.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
-    lines = [f"{key} = {value}" for key, value in entry_points.items()]
-    (info / "entry_points.txt").write_text(f"[{plugins.GROUP}]\n" + "\n".join(lines) + "\n")
-    return info
-
-
-# The script helper (forked_scripts) imported and loaded the registrations before the plugin was on the path;
-# each run starts as a fresh process would: plugin on sys.path, registrations and schema digest not yet taken.
-PRELUDE = """
-import sys
-sys.path[:0] = {paths!r}
-import pyhighlights.config.catalogue, pyhighlights.registry
-pyhighlights.registry._LOADED = False
-pyhighlights.config.catalogue.source_digest.cache_clear()
-"""
-
-
 def script(tmp_path: Path, site: Path, *arguments: str, cache: Path) -> subprocess.CompletedProcess:
     """``python scripts/train.py *arguments`` with the plugin installed as far as Python can tell."""
-    paths = [str(site), str(EXAMPLE)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, str(ROOT)]), "PYHIGHLIGHTS_CACHE": str(cache),
-           "OMP_NUM_THREADS": "1", "HYDRA_FULL_ERROR": "0"}
-    return run_script("train.py", *arguments, env=env, cwd=tmp_path, timeout=300, prelude=PRELUDE.format(paths=paths))
+    return train_with_plugin(tmp_path, [str(site), str(EXAMPLE)], *arguments, cache=cache)
 
 
 def test_the_example_plugin_model_is_offered_composed_and_trained(tmp_path, tiny_beer_dir):

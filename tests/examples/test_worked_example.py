@@ -10,19 +10,16 @@ from __future__ import annotations
 import importlib
 import json
 import math
-import os
 import sys
 from pathlib import Path
 
 import pytest
 import torch
-from forked_scripts import run_script
+from plugin_helpers import padded_batches, train_with_plugin, write_dist_info
 from torch.utils.data import DataLoader
 
-from pyhighlights import plugins
 from pyhighlights.components.backbones.base import BackboneFactory
 from pyhighlights.config.resolve import build
-from pyhighlights.data.batch import Batch
 from pyhighlights.testing import quiet_cpu_trainer, tiny_overrides
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,21 +36,6 @@ def example(scratch_registry, monkeypatch):
     yield {name: importlib.import_module(f"soft_agreement.{name}") for name in ("agreement", "model", "soft_predictor")}
     for name in [name for name in sys.modules if name.split(".")[0] == "soft_agreement"]:
         del sys.modules[name]
-
-
-def batches(count: int = 2) -> list[Batch]:
-    generator = torch.Generator().manual_seed(0)
-    out = []
-    for _ in range(count):
-        lengths = [6, 4, 5]
-        width = max(lengths)
-        mask = torch.tensor([[1] * n + [0] * (width - n) for n in lengths])
-        word_ids = torch.where(mask.bool(), torch.arange(width).expand(3, width), torch.tensor(-1))
-        out.append(Batch(input_ids=torch.randint(1, 12, (3, width), generator=generator) * mask,
-                         attention_mask=mask, word_ids=word_ids, word_mask=mask.clone(),
-                         highlights=torch.full((3, width), -1), labels=torch.tensor([0, 1, 1]),
-                         sample_ids=torch.arange(3)))
-    return out
 
 
 def built(**options):
@@ -101,7 +83,7 @@ def test_the_selector_only_phase_moves_only_the_selector(example):
         return result
 
     net.run_phase = around
-    quiet_cpu_trainer(1).fit(net, train_dataloaders=DataLoader(batches(), batch_size=None, collate_fn=lambda b: b))
+    quiet_cpu_trainer(1).fit(net, train_dataloaders=DataLoader(padded_batches(), batch_size=None, collate_fn=lambda b: b))
     assert [name for name, *_ in seen] == ["rationaliser", "agreement"] * 2
     everything = {"selector": True, "predictor": True, "soft_predictor": True}
     for name, moved, predictor_grads_kept, terms in seen:
@@ -149,30 +131,12 @@ def test_the_soft_predictor_reads_an_attention_over_the_real_words_only(example)
 
 
 # --- as an installed plugin: scripts/train.py ------------------------------------------------------------
-PRELUDE = """
-import sys
-sys.path[:0] = {paths!r}
-import pyhighlights.config.catalogue, pyhighlights.registry
-pyhighlights.registry._LOADED = False
-pyhighlights.config.catalogue.source_digest.cache_clear()
-"""
-
-
-def installed(site: Path) -> list[str]:
-    """What ``pip install examples/soft_agreement`` leaves for Python to find: the metadata and entry point."""
-    info = site / "pyhighlights_soft_agreement-0.1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pyhighlights-soft-agreement\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text(f"[{plugins.GROUP}]\nsoft_agreement = soft_agreement.registrations\n")
-    return [str(site), str(EXAMPLE)]
-
-
 def train_py(tmp_path: Path, *arguments: str):
+    """``scripts/train.py`` with the example installed as ``pip install examples/soft_agreement`` would leave it."""
     site = tmp_path / "site"
-    paths = [str(site), str(EXAMPLE)] if site.exists() else installed(site)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, str(ROOT)]),
-           "PYHIGHLIGHTS_CACHE": str(tmp_path / "cache"), "OMP_NUM_THREADS": "1", "HYDRA_FULL_ERROR": "0"}
-    return run_script("train.py", *arguments, env=env, cwd=tmp_path, timeout=300, prelude=PRELUDE.format(paths=paths))
+    if not site.exists():
+        write_dist_info(site, "pyhighlights-soft-agreement", "0.1.0", {"soft_agreement": "soft_agreement.registrations"})
+    return train_with_plugin(tmp_path, [str(site), str(EXAMPLE)], *arguments, cache=tmp_path / "cache")
 
 
 def test_the_installed_example_is_offered_and_trains_one_epoch(tmp_path, tiny_beer_dir):

@@ -10,12 +10,12 @@ from cinnamon.registry import RegistrationKey
 from pyhighlights import registry
 from pyhighlights.components.backbones.base import BackboneFactory
 from pyhighlights.config.resolve import build
-from pyhighlights.data.batch import Batch
 from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, registration_key as key
 from pyhighlights.testing import quiet_cpu_trainer
+from plugin_helpers import padded_batches
 
 class SelectorAgreementConfig(RNPConfig):
     losses: dict[str, RegistrationKey] = Param(
@@ -66,21 +66,6 @@ class SelectorAgreement(PhasedTraining, RNP):
         return self.outputs(step.batch, selection, self.predict(step.batch, selection.mask), full_logits=full)
 
 
-def batches(count: int = 2) -> list[Batch]:
-    generator = torch.Generator().manual_seed(0)
-    out = []
-    for _ in range(count):
-        lengths = [6, 4, 5]
-        width = max(lengths)
-        mask = torch.tensor([[1] * n + [0] * (width - n) for n in lengths])
-        word_ids = torch.where(mask.bool(), torch.arange(width).expand(3, width), torch.tensor(-1))
-        out.append(Batch(input_ids=torch.randint(1, 12, (3, width), generator=generator) * mask,
-                         attention_mask=mask, word_ids=word_ids, word_mask=mask.clone(),
-                         highlights=torch.full((3, width), -1), labels=torch.tensor([0, 1, 1]),
-                         sample_ids=torch.arange(3)))
-    return out
-
-
 @pytest.fixture(autouse=True)
 def registered_model(scratch_registry):
     registry.register("model", "selector_agreement_test", SelectorAgreementConfig, SelectorAgreement)
@@ -95,7 +80,7 @@ def model(**options) -> SelectorAgreement:
 
 
 def fit(net, epochs: int = 1, count: int = 2):
-    loader = DataLoader(batches(count), batch_size=None, collate_fn=lambda b: b)
+    loader = DataLoader(padded_batches(count), batch_size=None, collate_fn=lambda b: b)
     quiet_cpu_trainer(epochs).fit(net, train_dataloaders=loader)
 
 
