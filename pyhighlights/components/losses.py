@@ -138,15 +138,16 @@ class PaddingConfig(WeightOnly):
 class SparsityConfig(PaddingConfig):
     target: float = Real(0.15, ge=0.0, le=1.0, description="target selection rate s")
     mode: Literal["penalty", "constraint"] = Param(
-        "penalty", description="penalty: weight·|rate - s|; constraint: λ·(rate - s) with the Lagrange multiplier λ "
-                               "updated by dual ascent after every training batch (Bastings et al., 2019), so the "
-                               "rate converges to s; the weight is then unused")
+        "penalty", description="penalty: weight·|rate - s|; constraint: weight·|rate - s| + λ·(rate - s), the "
+                               "Lagrange multiplier λ updated by dual ascent after every training batch (Bastings "
+                               "et al., 2019) so the rate converges to s (weight 0: the reference's pure Lagrangian)")
     multiplier_update: Literal["additive", "multiplicative"] = Param(
         "additive", description="constraint mode. additive: λ <- λ + lr·c, λ of either sign, the rate held at s from "
                                 "both sides; multiplicative: λ <- λ·exp(lr·c), λ > 0, only rate <= s enforced "
                                 "(the reference code's update); c is the moving average of rate - s")
-    multiplier_lr: float = Real(0.05, gt=0.0, description="constraint mode: the multiplier's learning rate "
-                                                           "(reference --lagrange_lr 0.05)")
+    multiplier_lr: float = Real(0.2, gt=0.0, description="constraint mode: the multiplier's learning rate (the "
+                                                          "reference's --lagrange_lr 0.05 is for its multiplicative "
+                                                          "update, a relative step)")
     multiplier_init: float = Real(1e-5, description="constraint mode: the initial multiplier (reference --lambda_init "
                                                     "1e-5; > 0 for the multiplicative update)")
     multiplier_decay: float = Real(0.5, ge=0.0, lt=1.0,
@@ -154,27 +155,41 @@ class SparsityConfig(PaddingConfig):
                                                "c <- α·c + (1 - α)·(rate - s) (reference --lagrange_alpha 0.5)")
     multiplier_max: float = Real(5.0, gt=0.0, description="constraint mode: |λ| is clamped to this bound "
                                                           "(reference --lambda_max 5)")
+    multiplier_rate: Literal["sample", "threshold"] = Param(
+        "threshold", description="constraint mode: the rate whose violation moves λ. sample: the training sample's "
+                              "(the rate of the objective, as the reference); threshold: the share of real words "
+                              "with p(keep) >= 0.5, what a threshold evaluation keeps (the model output "
+                              "keep_logit), so λ holds the evaluated rate at s")
 
 
 class SparsityTerm(LossTerm):
     """|selection rate - s| (Lei et al., 2016, as re-implemented by FR/G-RAT), weighted: the penalty.
 
-    ``mode="constraint"``: the objective's share is ``λ·(rate - s)`` instead, λ a Lagrange multiplier kept by
-    the term (:class:`~pyhighlights.components.multiplier.RateMultiplier`) and moved by dual ascent on the
-    violations of the training batches; the value reported stays |rate - s|.
+    ``mode="constraint"``: the objective's share is ``weight·|rate - s| + λ·(rate - s)``, λ a Lagrange
+    multiplier kept by the term (:class:`~pyhighlights.components.multiplier.RateMultiplier`) and moved by
+    dual ascent on the violations of the training batches; the value reported stays |rate - s|.
+
+    The penalty is kept beside the multiplier (an augmented Lagrangian; Stooke, Achiam and Abbeel, ICML 2020,
+    read dual ascent as integral control and add the proportional part): λ alone reacts only as fast as it
+    integrates the violation, and with a Gumbel selector and a continuity term a selection that falls below
+    s within the first batches saturates at nothing selected before λ turns (RNP on the embedded corpus,
+    weight 0: rate 0 from batch 20 on, λ from -0.5 to -3 without recovering). ``weight=0`` is the
+    reference's pure Lagrangian.
     """
 
     roles = PaddingConfig.roles
 
     def __init__(self, *, weight: float = 1.0, target: float = 0.15, padding: Padding = "excluded",
-                 mode: str = "penalty", multiplier_update: str = "additive", multiplier_lr: float = 0.05,
+                 mode: str = "penalty", multiplier_update: str = "additive", multiplier_lr: float = 0.2,
                  multiplier_init: float = 1e-5, multiplier_decay: float = 0.5, multiplier_max: float = 5.0,
-                 **inputs: str):
+                 multiplier_rate: str = "threshold", **inputs: str):
         super().__init__(weight=weight, **inputs)
         self.target, self.padding = target, padding
         if mode not in ("penalty", "constraint"):
             raise ValueError(f"sparsity mode: expected penalty or constraint, got {mode!r}")
-        self.multiplier = None
+        if multiplier_rate not in ("sample", "threshold"):
+            raise ValueError(f"sparsity multiplier_rate: expected sample or threshold, got {multiplier_rate!r}")
+        self.multiplier, self.multiplier_rate = None, multiplier_rate
         if mode == "constraint":
             from pyhighlights.components.multiplier import RateMultiplier
 
@@ -192,10 +207,23 @@ class SparsityTerm(LossTerm):
     def weighted(self, outputs, scale=1.0):
         if self.multiplier is None:
             return super().weighted(outputs, scale)
-        violation = self.rate(self.read(outputs)) - self.target
+        inputs = self.read(outputs)
+        violation = self.rate(inputs) - self.target
         if torch.is_grad_enabled():  # a training step (evaluation runs without gradients)
-            self.multiplier.record(violation)
-        return violation.abs().detach(), scale * self.multiplier.value * violation
+            self.multiplier.record(violation if self.multiplier_rate == "sample" else
+                                   self.threshold_rate(outputs, inputs["word_mask"]) - self.target)
+        distance = violation.abs()
+        # the penalty's immediate pull toward s plus the multiplier's correction of where the penalty settles
+        return distance.detach(), scale * (self.weight * distance + self.multiplier.value * violation)
+
+    @staticmethod
+    def threshold_rate(outputs: Outputs, word_mask: torch.Tensor) -> torch.Tensor:
+        # Read by name, not through a role: only this option needs it, and every selection model outputs it.
+        if "keep_logit" not in outputs:
+            raise ValueError("sparsity multiplier_rate=threshold reads the model output 'keep_logit', which this "
+                             f"model does not produce (outputs: {', '.join(sorted(outputs))})")
+        kept = (outputs["keep_logit"].detach() >= 0).to(word_mask.dtype)
+        return selection_rate(kept, word_mask)
 
     def state_dict(self):
         return None if self.multiplier is None else self.multiplier.state_dict()

@@ -87,15 +87,21 @@ def test_many_updates_equal_a_second_implementation(rule, init):
     assert max(abs(v) for v in expected) == pytest.approx(0.5)  # the bound was reached and held
 
 
-def test_the_objective_is_lambda_times_the_violation_and_the_reported_value_is_the_distance():
+def test_the_objective_adds_lambda_times_the_violation_and_the_reported_value_is_the_distance():
     term = constraint(weight=7.0, multiplier_init=0.5)
     outputs = outputs_at(0.35)
+    below = outputs_at(0.05)
+    total, _ = LossSet({"sparsity": constraint(weight=0.0, multiplier_init=-0.3)})(below)
+    total.backward()  # the pure Lagrangian (weight 0) below the target with λ < 0: selecting lowers the loss
+    assert float(total.detach()) == pytest.approx(-0.3 * -0.10)
+    assert torch.allclose(below["mask"].grad[0, :WORDS], torch.full((WORDS,), -0.3 / WORDS))
     total, parts = LossSet({"sparsity": term})(outputs, scales={"sparsity": 2.0})
     assert float(parts["sparsity"]) == pytest.approx(0.20)  # |0.35 - 0.15|, as in penalty mode
-    assert float(total.detach()) == pytest.approx(2.0 * 0.5 * 0.20)  # scale · λ · (rate - s); the weight is unused
+    # scale · (weight · |rate - s| + λ · (rate - s))
+    assert float(total.detach()) == pytest.approx(2.0 * (7.0 * 0.20 + 0.5 * 0.20))
     total.backward()
-    # d/dm of λ·(Σ m / 20 - s): λ/20 on every real word, nothing on padding
-    assert torch.allclose(outputs["mask"].grad[0, :WORDS], torch.full((WORDS,), 2.0 * 0.5 / WORDS))
+    # d/dm of 2·(7·|Σ m / 20 - s| + λ·(Σ m / 20 - s)) above the target: 2·(7 + λ)/20 on every real word
+    assert torch.allclose(outputs["mask"].grad[0, :WORDS], torch.full((WORDS,), 2.0 * (7.0 + 0.5) / WORDS))
     assert torch.all(outputs["mask"].grad[0, WORDS:] == 0)
 
 
@@ -116,6 +122,20 @@ def test_evaluation_without_gradients_does_not_move_lambda_and_a_batch_counts_on
     losses(outputs_at(0.55))
     losses(outputs_at(0.35))
     assert losses.begin_step()["sparsity_multiplier"] == pytest.approx(0.1 * 0.30)
+
+
+def test_the_threshold_rate_moves_lambda_and_the_sample_still_carries_the_gradient():
+    term = constraint(multiplier_rate="threshold", multiplier_lr=1.0, multiplier_init=0.0, multiplier_decay=0.0)
+    outputs = outputs_at(0.35)  # the sample keeps 7 of 20 words ...
+    keep_logit = torch.full((1, WORDS + 4), -1.0)
+    keep_logit[0, :2] = 0.5  # ... but only 2 have p(keep) >= 0.5: the threshold rate is 0.10
+    keep_logit[0, WORDS:] = 3.0  # padding does not count
+    total, _ = LossSet({"sparsity": term})({**outputs, "keep_logit": keep_logit})
+    assert LossSet({"sparsity": term}).begin_step()["sparsity_multiplier"] == pytest.approx(0.10 - 0.15)
+    total.backward()
+    assert outputs["mask"].grad is not None
+    with pytest.raises(ValueError, match="keep_logit"):
+        LossSet({"sparsity": term})(outputs_at(0.35))
 
 
 def test_state_round_trip_includes_violations_not_yet_folded_in():
