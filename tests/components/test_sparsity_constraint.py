@@ -28,7 +28,7 @@ def outputs_at(rate: float, requires_grad: bool = True) -> dict[str, torch.Tenso
 
 
 def constraint(**settings) -> SparsityTerm:
-    return SparsityTerm(**{"mode": "constraint", "target": 0.15, **settings})
+    return SparsityTerm(**{"mode": "constraint", "target": 0.15, "multiplier_rate": "sample", **settings})
 
 
 def multipliers(term: SparsityTerm, rates) -> list[float]:
