@@ -173,8 +173,8 @@ class SparsityTerm(LossTerm):
     read dual ascent as integral control and add the proportional part): λ alone reacts only as fast as it
     integrates the violation, and with a Gumbel selector and a continuity term a selection that falls below
     s within the first batches saturates at nothing selected before λ turns (RNP on the embedded corpus,
-    weight 0: rate 0 from batch 20 on, λ from -0.5 to -3 without recovering). ``weight=0`` is the
-    reference's pure Lagrangian.
+    pure Lagrangian: nothing selected from batch 20 on while λ fell to -0.5 or -3 in the first epoch).
+    ``weight=0`` is the reference's pure Lagrangian.
     """
 
     roles = PaddingConfig.roles
