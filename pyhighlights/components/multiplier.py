@@ -19,8 +19,8 @@ ascent on ``L = task + λ·(rate - s)``, ``λ <- λ + lr·c_ma`` (∂L/∂λ is 
 violation), clamped to [-λ_max, λ_max]; λ turns negative when the selection
 is too sparse and then rewards selecting. ``update="multiplicative"`` is the
 reference's one-sided update. Its learning rate 0.05 is a relative step; the
-additive default 0.2 was chosen on the embedded corpus (README, "Sparsity: a
-penalty or a constraint").
+additive default 0.2 is our choice, not tuned (README, "Sparsity: a penalty
+or a constraint", has what it measured).
 
 Departures from the reference, each forced by running inside any model:
 λ is updated once per training batch, at the start of the next one, from
