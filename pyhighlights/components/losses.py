@@ -73,7 +73,8 @@ class LossTerm:
 
     # A term with state that training changes (a Lagrange multiplier) keeps it here; the model saves it in
     # checkpoints and calls begin_step at the start of every training batch.
-    def state_dict(self) -> dict | None:
+    def state_dict(self, shared: bool = False) -> dict | None:
+        """``shared``: for a checkpoint (every process calls it together, so the state may be reduced)."""
         return None
 
     def load_state_dict(self, state: dict) -> None:
@@ -225,8 +226,8 @@ class SparsityTerm(LossTerm):
         kept = (outputs["keep_logit"].detach() >= 0).to(word_mask.dtype)
         return selection_rate(kept, word_mask)
 
-    def state_dict(self):
-        return None if self.multiplier is None else self.multiplier.state_dict()
+    def state_dict(self, shared=False):
+        return None if self.multiplier is None else self.multiplier.state_dict(shared)
 
     def load_state_dict(self, state):
         if self.multiplier is None:
@@ -283,9 +284,9 @@ class LossSet:
             raise ValueError("no loss term selected")
         return total, parts
 
-    def state_dict(self) -> dict[str, dict[str, float]]:
+    def state_dict(self, shared: bool = False) -> dict[str, dict[str, float]]:
         """The state of the terms that have one (Lagrange multipliers), by term name."""
-        return {name: state for name, term in self.terms.items() if (state := term.state_dict()) is not None}
+        return {name: state for name, term in self.terms.items() if (state := term.state_dict(shared)) is not None}
 
     def load_state_dict(self, states: Mapping[str, Mapping[str, float]]) -> None:
         for name, state in states.items():

@@ -68,6 +68,7 @@ class RateMultiplier:
         self.value = float(init)
         self.average = 0.0
         self._pending: list[float | torch.Tensor] = []
+        self._shared: float | None = None  # a restored checkpoint's pending violation, already averaged
 
     def record(self, violation: float | torch.Tensor) -> None:
         """One evaluation's violation ``rate - s`` in the current training step (a tensor is read at the update,
@@ -81,13 +82,9 @@ class RateMultiplier:
         Under DDP every process calls it once per step: the violation is averaged over processes first, so
         every process holds the same λ.
         """
-        pending, self._pending = self._pending, []
-        local = float(sum(pending)) / len(pending) if pending else 0.0
-        # the mean over the processes that evaluated the term in this step (all of them, in every model here)
-        total, counted = process_sums(local, 1.0 if pending else 0.0)
-        if counted == 0.0:
+        violation = self._mean_over_processes()
+        if violation is None:
             return False
-        violation = total / counted
         self.average = self.decay * self.average + (1.0 - self.decay) * violation
         if self.rule == "additive":
             self.value = min(max(self.value + self.lr * self.average, -self.bound), self.bound)
@@ -95,10 +92,33 @@ class RateMultiplier:
             self.value = min(max(self.value * math.exp(self.lr * self.average), MULTIPLICATIVE_FLOOR), self.bound)
         return True
 
-    def state_dict(self) -> dict:
-        """Plain numbers (a checkpoint loads with ``weights_only``): λ, the average, the violations not yet folded in."""
-        return {"multiplier": self.value, "average": self.average, "pending": [float(v) for v in self._pending]}
+    def _mean_over_processes(self) -> float | None:
+        """The violations recorded since the last update, averaged here and then over the processes that
+        recorded any (all of them, in every model here); consumed. None when no process recorded one."""
+        pending, self._pending = self._pending, []
+        shared, self._shared = self._shared, None
+        if shared is not None and not pending:  # restored from a checkpoint: already the mean, on every process
+            return shared
+        local = float(sum(pending)) / len(pending) if pending else 0.0
+        total, counted = process_sums(local, 1.0 if pending else 0.0)
+        return None if counted == 0.0 else total / counted
+
+    def state_dict(self, shared: bool = False) -> dict:
+        """Plain numbers (a checkpoint loads with ``weights_only``): λ, the average, the violations not yet
+        folded in. ``shared`` (every process calls it together, as a checkpoint is written): those violations
+        as their mean over processes, the one number every process of a resumed run folds in."""
+        state = {"multiplier": self.value, "average": self.average}
+        if not shared:
+            return {**state, "pending": [float(v) for v in self._pending]}
+        pending, restored = list(self._pending), self._shared
+        mean = self._mean_over_processes()
+        self._pending, self._shared = pending, restored  # training goes on: the update still folds them in
+        return {**state, "pending": [] if mean is None else [mean], "pending_shared": True}
 
     def load_state_dict(self, state: dict) -> None:
         self.value, self.average = float(state["multiplier"]), float(state["average"])
-        self._pending = [float(v) for v in state.get("pending", [])]
+        pending = [float(v) for v in state.get("pending", [])]
+        if state.get("pending_shared"):
+            self._pending, self._shared = [], (pending[0] if pending else None)
+        else:
+            self._pending, self._shared = pending, None

@@ -323,7 +323,9 @@ class SPPModel(pl.LightningModule):
         # Gumbel noise and dropout draw from the random states; a resumed run
         # restores each process's own to continue exactly.
         checkpoint[random_states.KEY] = random_states.for_checkpoint()
-        states = {owner: state for owner, losses in self.loss_sets().items() if (state := losses.state_dict())}
+        # every process writes its part of a checkpoint together (the random states are gathered too)
+        states = {owner: state for owner, losses in self.loss_sets().items()
+                  if (state := losses.state_dict(shared=True))}
         if states:
             checkpoint[LOSS_STATES_KEY] = states
 

@@ -174,12 +174,19 @@ def worker(rank: int, port: int, out: str) -> None:
     if rank == 0:
         multiplier.record(0.10)  # a step in which only one process evaluated the term
     multiplier.update()
-    torch.save([first, multiplier.value], f"{out}/rank{rank}.pt")
+    multiplier.record([0.30, 0.50][rank])  # pending when a checkpoint is written: saved as their mean
+    saved = multiplier.state_dict(shared=True)
+    multiplier.update()
+    restored = RateMultiplier(lr=0.1, init=0.0, decay=0.0, bound=5.0, update="additive")
+    restored.load_state_dict(saved)
+    restored.update()  # a resumed process folds in the saved mean, as the uninterrupted one did
+    torch.save([first, saved["multiplier"], multiplier.value, restored.value], f"{out}/rank{rank}.pt")
     dist.destroy_process_group()
 
 
 def test_every_process_holds_the_same_multiplier(tmp_path):
     mp.spawn(worker, args=(free_port(), str(tmp_path)), nprocs=2, join=True)
     values = [torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1)]
-    # the mean violation (0.40 + 0.20) / 2 = 0.30 on both; then the one process's 0.10
-    assert values[0] == values[1] == pytest.approx([0.03, 0.04])
+    # the mean violation (0.40 + 0.20) / 2 = 0.30 on both; then the one process's 0.10; then (0.30 + 0.50) / 2,
+    # by the running process and by one restored from the checkpoint alike
+    assert values[0] == values[1] == pytest.approx([0.03, 0.04, 0.08, 0.08])
