@@ -65,6 +65,25 @@ class LossTerm:
         """The unweighted value on a model's ``outputs``."""
         return self.value(self.read(outputs))
 
+    def weighted(self, outputs: Outputs, scale: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
+        """(the value reported, its share of the objective): ``weight * scale * value`` unless a term
+        computes its share otherwise (a constrained sparsity term)."""
+        value = self(outputs)
+        return value, self.weight * scale * value
+
+    # A term with state that training changes (a Lagrange multiplier) keeps it here; the model saves it in
+    # checkpoints and calls begin_step at the start of every training batch.
+    def state_dict(self, shared: bool = False) -> dict | None:
+        """``shared``: for a checkpoint (every process calls it together, so the state may be reduced)."""
+        return None
+
+    def load_state_dict(self, state: dict) -> None:
+        raise TypeError(f"{type(self).__name__} has no state to load")
+
+    def begin_step(self) -> dict[str, float]:
+        """A training batch starts: fold the previous one into the term's state; the values to log, by name."""
+        return {}
+
 
 class CrossEntropyConfig(WeightOnly):
     roles = ("logits", "labels")
@@ -119,23 +138,108 @@ class PaddingConfig(WeightOnly):
 
 class SparsityConfig(PaddingConfig):
     target: float = Real(0.15, ge=0.0, le=1.0, description="target selection rate s")
+    mode: Literal["penalty", "constraint"] = Param(
+        "penalty", description="penalty: weight·|rate - s|; constraint: weight·|rate - s| + λ·(rate - s), the "
+                               "Lagrange multiplier λ updated by dual ascent after every training batch (Bastings "
+                               "et al., 2019) so the rate converges to s (weight 0: the reference's pure Lagrangian)")
+    multiplier_update: Literal["additive", "multiplicative"] = Param(
+        "additive", description="constraint mode. additive: λ <- λ + lr·c, λ of either sign, the rate held at s from "
+                                "both sides; multiplicative: λ <- λ·exp(lr·c), λ > 0, only rate <= s enforced "
+                                "(the reference code's update); c is the moving average of rate - s")
+    multiplier_lr: float = Real(0.2, gt=0.0, description="constraint mode: the multiplier's learning rate (the "
+                                                          "reference's --lagrange_lr 0.05 is for its multiplicative "
+                                                          "update, a relative step)")
+    multiplier_init: float = Real(1e-5, description="constraint mode: the initial multiplier (reference --lambda_init "
+                                                    "1e-5; > 0 for the multiplicative update)")
+    multiplier_decay: float = Real(0.5, ge=0.0, lt=1.0,
+                                   description="constraint mode: decay α of the moving average of the violation, "
+                                               "c <- α·c + (1 - α)·(rate - s) (reference --lagrange_alpha 0.5)")
+    multiplier_max: float = Real(5.0, gt=0.0, description="constraint mode: |λ| is clamped to this bound "
+                                                          "(reference --lambda_max 5)")
+    multiplier_rate: Literal["sample", "threshold"] = Param(
+        "threshold", description="constraint mode: the rate whose violation moves λ. sample: the training sample's "
+                              "(the rate of the objective, as the reference); threshold: the share of real words "
+                              "with p(keep) >= 0.5, what a threshold evaluation keeps (the model output "
+                              "keep_logit), so λ holds the evaluated rate at s")
 
 
 class SparsityTerm(LossTerm):
-    """|selection rate - s| (Lei et al., 2016, as re-implemented by FR/G-RAT)."""
+    """|selection rate - s| (Lei et al., 2016, as re-implemented by FR/G-RAT), weighted: the penalty.
+
+    ``mode="constraint"``: the objective's share is ``weight·|rate - s| + λ·(rate - s)``, λ a Lagrange
+    multiplier kept by the term (:class:`~pyhighlights.components.multiplier.RateMultiplier`) and moved by
+    dual ascent on the violations of the training batches; the value reported stays |rate - s|.
+
+    The penalty is kept beside the multiplier (an augmented Lagrangian; Stooke, Achiam and Abbeel, ICML 2020,
+    read dual ascent as integral control and add the proportional part): λ alone reacts only as fast as it
+    integrates the violation, and with a Gumbel selector and a continuity term a selection that falls below
+    s within the first batches saturates at nothing selected before λ turns (RNP on the embedded corpus,
+    pure Lagrangian: nothing selected from batch 20 on while λ fell to -0.5 or -3 in the first epoch).
+    ``weight=0`` is the reference's pure Lagrangian.
+    """
 
     roles = PaddingConfig.roles
 
-    def __init__(self, *, weight: float = 1.0, target: float = 0.15, padding: Padding = "excluded", **inputs: str):
+    def __init__(self, *, weight: float = 1.0, target: float = 0.15, padding: Padding = "excluded",
+                 mode: str = "penalty", multiplier_update: str = "additive", multiplier_lr: float = 0.2,
+                 multiplier_init: float = 1e-5, multiplier_decay: float = 0.5, multiplier_max: float = 5.0,
+                 multiplier_rate: str = "threshold", **inputs: str):
         super().__init__(weight=weight, **inputs)
         self.target, self.padding = target, padding
+        if mode not in ("penalty", "constraint"):
+            raise ValueError(f"sparsity mode: expected penalty or constraint, got {mode!r}")
+        if multiplier_rate not in ("sample", "threshold"):
+            raise ValueError(f"sparsity multiplier_rate: expected sample or threshold, got {multiplier_rate!r}")
+        self.multiplier, self.multiplier_rate = None, multiplier_rate
+        if mode == "constraint":
+            from pyhighlights.components.multiplier import RateMultiplier
+
+            self.multiplier = RateMultiplier(lr=multiplier_lr, init=multiplier_init, decay=multiplier_decay,
+                                             bound=multiplier_max, update=multiplier_update)
+
+    def rate(self, inputs) -> torch.Tensor:
+        if self.padding == "counted":
+            return padded_selection_rate(inputs["raw_mask"], inputs["word_mask"])
+        return selection_rate(inputs["mask"], inputs["word_mask"])
 
     def value(self, inputs):
-        if self.padding == "counted":
-            rate = padded_selection_rate(inputs["raw_mask"], inputs["word_mask"])
-        else:
-            rate = selection_rate(inputs["mask"], inputs["word_mask"])
-        return (rate - self.target).abs()
+        return (self.rate(inputs) - self.target).abs()
+
+    def weighted(self, outputs, scale=1.0):
+        if self.multiplier is None:
+            return super().weighted(outputs, scale)
+        inputs = self.read(outputs)
+        violation = self.rate(inputs) - self.target
+        if torch.is_grad_enabled():  # a training step (evaluation runs without gradients)
+            self.multiplier.record(violation if self.multiplier_rate == "sample" else
+                                   self.threshold_rate(outputs, inputs["word_mask"]) - self.target)
+        distance = violation.abs()
+        # the penalty's immediate pull toward s plus the multiplier's correction of where the penalty settles
+        return distance.detach(), scale * (self.weight * distance + self.multiplier.value * violation)
+
+    @staticmethod
+    def threshold_rate(outputs: Outputs, word_mask: torch.Tensor) -> torch.Tensor:
+        # Read by name, not through a role: only this option needs it, and every selection model outputs it.
+        if "keep_logit" not in outputs:
+            raise ValueError("sparsity multiplier_rate=threshold reads the model output 'keep_logit', which this "
+                             f"model does not produce (outputs: {', '.join(sorted(outputs))})")
+        kept = (outputs["keep_logit"].detach() >= 0).to(word_mask.dtype)
+        return selection_rate(kept, word_mask)
+
+    def state_dict(self, shared=False):
+        return None if self.multiplier is None else self.multiplier.state_dict(shared)
+
+    def load_state_dict(self, state):
+        if self.multiplier is None:
+            raise ValueError("a checkpoint of sparsity in constraint mode (it holds a multiplier) cannot resume "
+                             "sparsity in penalty mode")
+        self.multiplier.load_state_dict(state)
+
+    def begin_step(self):
+        if self.multiplier is None:
+            return {}
+        self.multiplier.update()
+        return {"multiplier": self.multiplier.value}
 
 
 class ContinuityTerm(LossTerm):
@@ -173,13 +277,31 @@ class LossSet:
         for name, term in self.terms.items():
             if only is not None and name not in only:
                 continue
-            value = term(outputs)
+            value, weighted = term.weighted(outputs, scales.get(name, 1.0))
             parts[name] = value.detach()
-            weighted = term.weight * scales.get(name, 1.0) * value
             total = weighted if total is None else total + weighted
         if total is None:
             raise ValueError("no loss term selected")
         return total, parts
+
+    def state_dict(self, shared: bool = False) -> dict[str, dict[str, float]]:
+        """The state of the terms that have one (Lagrange multipliers), by term name."""
+        return {name: state for name, term in self.terms.items() if (state := term.state_dict(shared)) is not None}
+
+    def load_state_dict(self, states: Mapping[str, Mapping[str, float]]) -> None:
+        for name, state in states.items():
+            if name not in self.terms:
+                raise ValueError(f"the checkpoint holds the state of loss term {name!r}, which this model does not "
+                                 f"have (terms: {', '.join(sorted(self.terms))})")
+            self.terms[name].load_state_dict(dict(state))
+        missing = sorted(set(self.state_dict()) - set(states))
+        if missing:
+            raise ValueError(f"the checkpoint holds no state of loss term {missing[0]!r} (was it trained in "
+                             f"another mode?)")
+
+    def begin_step(self) -> dict[str, float]:
+        """Every term's start of a training batch; the values to log, as ``<term>_<name>``."""
+        return {f"{name}_{key}": value for name, term in self.terms.items() for key, value in term.begin_step().items()}
 
 
 class GuideConfig(WeightOnly):

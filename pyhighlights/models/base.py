@@ -38,6 +38,9 @@ def with_encoder_settings(factory: BackboneFactory, **settings: Any) -> Backbone
     return partial(factory, **chosen) if chosen else factory
 
 
+#: Checkpoint key of the loss terms' state (Lagrange multipliers): ``{loss set attribute: {term: state}}``.
+LOSS_STATES_KEY = "pyhighlights_loss_states"
+
 #: What :meth:`SPPModel.outputs` returns: the names a loss term of a model may read.
 SELECTION_OUTPUTS = frozenset({"logits", "labels", "mask", "word_mask", "raw_mask", "keep_logit", "selector_logits"})
 
@@ -300,14 +303,38 @@ class SPPModel(pl.LightningModule):
         self.log_train(total, parts, outputs, batch.size)
         return total
 
+    # --- loss terms with state (a sparsity constraint's Lagrange multiplier) ------------
+    def loss_sets(self) -> dict[str, LossSet]:
+        """The model's loss sets by attribute name (``losses``, and a guider's or teacher's own)."""
+        return {name: value for name, value in vars(self).items() if isinstance(value, LossSet)}
+
+    def on_train_batch_start(self, batch: Any, batch_idx: int) -> None:
+        # A multiplier folds in the previous batch's violations here, at the start of the next batch (after
+        # any callback saved a checkpoint at the end of the last one, so the checkpoint holds them still
+        # pending and a resumed run folds them in at the same point). Every process calls it: the violation
+        # is averaged over processes. The value logged is the one this batch's loss uses.
+        for owner, losses in self.loss_sets().items():
+            for name, value in losses.begin_step().items():
+                label = name if owner == "losses" else f"{owner}/{name}"
+                self.log(f"train/{label}", value, batch_size=1)
+
     # --- exact resume ---------------------------------------------------------------
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         # Gumbel noise and dropout draw from the random states; a resumed run
         # restores each process's own to continue exactly.
         checkpoint[random_states.KEY] = random_states.for_checkpoint()
+        # every process writes its part of a checkpoint together (the random states are gathered too)
+        states = {owner: state for owner, losses in self.loss_sets().items()
+                  if (state := losses.state_dict(shared=True))}
+        if states:
+            checkpoint[LOSS_STATES_KEY] = states
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         self._pending_rng = random_states.own_state(checkpoint.get(random_states.KEY))
+        states = checkpoint.get(LOSS_STATES_KEY, {})
+        for owner, losses in self.loss_sets().items():
+            if states.get(owner) or losses.state_dict():
+                losses.load_state_dict(states.get(owner, {}))
 
     def on_train_start(self) -> None:
         # Restored here, not in on_load_checkpoint: Lightning draws from the

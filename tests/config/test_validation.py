@@ -10,7 +10,10 @@ def test_schema_nests_children_with_model_specific_defaults():
     spec = schema("model", "grat")
     assert spec["selector"]["temperature"] == 1.0
     assert spec["losses"]["sparsity"] == {"name": "sparsity", "weight": 10.0, "target": 0.15, "padding": "counted",
-                                          "mask": "mask", "word_mask": "word_mask", "raw_mask": "raw_mask"}
+                                          "mask": "mask", "word_mask": "word_mask", "raw_mask": "raw_mask",
+                                          "mode": "penalty", "multiplier_update": "additive", "multiplier_lr": 0.2,
+                                          "multiplier_init": 1e-5, "multiplier_decay": 0.5, "multiplier_max": 5.0,
+                                          "multiplier_rate": "threshold"}
     assert spec["losses"]["match"] == {"name": "match", "weight": 1.5, "p": "logits", "q": "guider_logits"}
     assert spec["guider_losses"]["guider_task"]["logits"] == "guider_logits"
     # the generic loss default is untouched by the model's presets
