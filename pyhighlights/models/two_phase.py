@@ -2,10 +2,11 @@
 
 Phase 1 (MCD ``train_util.py`` train_decouple_causal2, MRD ``train_util.py``
 train_adv_causal): the selector samples; the predictor reads the detached
-sample (or, with ``phase1_detached=false``, the sample itself: N2R+RNP's RNP step); one backward of the phase-1 terms, then the predictor's optimiser
+sample (with ``phase1_detached=false`` the sample itself: N2R+RNP's RNP
+step); one backward of the phase-1 terms, then the predictor's optimiser
 steps and, with ``phase1_selector_step``, the selector's too — its only
 gradient is that of the phase-1 terms that read the selection itself
-(sparsity, continuity). Phase 2: with ``fresh_sample`` the updated selector
+(sparsity, continuity; also the task term when not detached). Phase 2: with ``fresh_sample`` the updated selector
 samples again; the predictor is re-run frozen (no gradient to it, its
 optimiser does not step) so gradients reach the selector through it. A
 subclass says what the predictor reads in each phase (:meth:`TwoPhaseModel.views`).
@@ -58,7 +59,8 @@ class TwoPhaseConfig(LiuFamilyConfig):
 
 
 class TwoPhaseModel(PhasedTraining, RNP):
-    """Per batch: (1) predictor step on the *detached* selection, (2) selector step with the predictor frozen."""
+    """Per batch: (1) predictor step on the (by default *detached*) selection, (2) selector step with the predictor
+    frozen."""
 
     def __init__(self, *, predictor_terms: Sequence[str], selector_terms: Sequence[str],
                  predictor_lr: float | None, phase1_selector_step: bool, fresh_sample: bool,
