@@ -1,4 +1,4 @@
-"""RNP-shaped models of the Liu et al. family trained in two phases per batch (MCD, MRD).
+"""RNP-shaped models of the Liu et al. family trained in two phases per batch (MCD, MRD, N2R).
 
 Phase 1 (MCD ``train_util.py`` train_decouple_causal2, MRD ``train_util.py``
 train_adv_causal): the selector samples; the predictor reads the detached
