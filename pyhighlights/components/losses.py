@@ -423,3 +423,27 @@ class KLTerm(LossTerm):
     def value(self, inputs):
         kl = kl_divergence(inputs["q"].detach(), inputs["p"]).mean()
         return -kl if self.maximise else kl
+
+
+class RepresentationNormConfig(WeightOnly):
+    roles = ("representation",)
+    representation: str = Role("representation", "a pooled representation per document [B, H]")
+    eps: float = Real(1e-6, ge=0.0, description="added to each norm before the log")
+
+
+class RepresentationNormTerm(LossTerm):
+    """-mean log(eps + ||r||_2) over the batch: minimising it lengthens each document's representation r.
+
+    N2R (Liu et al., ICLR 2025, "Breaking Free from MMI: A New Frontier in Rationalization by Probing Input
+    Utilization"; github.com/jugechengzi/Rationalization-N2R ``train_util.py`` train_pred_mochang) reads it on
+    the predictor's max-pooled states of the rationale, eps 1e-6.
+    """
+
+    roles = RepresentationNormConfig.roles
+
+    def __init__(self, *, weight: float = 1.0, eps: float = 1e-6, **inputs: str):
+        super().__init__(weight=weight, **inputs)
+        self.eps = eps
+
+    def value(self, inputs):
+        return -torch.log(self.eps + inputs["representation"].norm(p=2, dim=1)).mean()

@@ -167,8 +167,12 @@ class SPPModel(pl.LightningModule):
 
     def predict(self, batch: Batch, keep_words: torch.Tensor | None) -> torch.Tensor:
         """Class logits [B, C] from the words where ``keep_words`` [B, W] is 1 (all words when None)."""
+        return self.predictor(self.represent(batch, keep_words))
+
+    def represent(self, batch: Batch, keep_words: torch.Tensor | None) -> torch.Tensor:
+        """The predictor's pooled representation [B, H] of the words where ``keep_words`` is 1 (its head's input)."""
         states, pool_mask = self.encode_words(self.predictor_encoder, batch, keep_words, norm=self.predictor_norm)
-        return self.predictor(self.pool(states, pool_mask))
+        return self.pool(states, pool_mask)
 
     def word_scores(self, batch: Batch) -> torch.Tensor:
         """Soft per-word scores [B, W] (p(keep)), for AUPRC and top-k comparisons."""

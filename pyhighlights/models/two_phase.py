@@ -1,11 +1,12 @@
-"""RNP-shaped models of the Liu et al. family trained in two phases per batch (MCD, MRD).
+"""RNP-shaped models of the Liu et al. family trained in two phases per batch (MCD, MRD, N2R).
 
 Phase 1 (MCD ``train_util.py`` train_decouple_causal2, MRD ``train_util.py``
 train_adv_causal): the selector samples; the predictor reads the detached
-sample; one backward of the phase-1 terms, then the predictor's optimiser
+sample (with ``phase1_detached=false`` the sample itself: N2R+RNP's RNP
+step); one backward of the phase-1 terms, then the predictor's optimiser
 steps and, with ``phase1_selector_step``, the selector's too — its only
 gradient is that of the phase-1 terms that read the selection itself
-(sparsity, continuity). Phase 2: with ``fresh_sample`` the updated selector
+(sparsity, continuity; also the task term when not detached). Phase 2: with ``fresh_sample`` the updated selector
 samples again; the predictor is re-run frozen (no gradient to it, its
 optimiser does not step) so gradients reach the selector through it. A
 subclass says what the predictor reads in each phase (:meth:`TwoPhaseModel.views`).
@@ -39,6 +40,9 @@ class TwoPhaseConfig(LiuFamilyConfig):
                                                          "its terms give it: sparsity and continuity)")
     fresh_sample: bool = Param(True, description="phase 2 draws a new selection from the updated selector; "
                                                  "false reuses phase 1's sample")
+    phase1_detached: bool = Param(True, description="phase 1's predictor reads the selection detached (MCD, "
+                                                    "MRD); false: the sample itself, so the task term also trains "
+                                                    "the selector (RNP's step, N2R+RNP)")
 
     @classmethod
     def default(cls):
@@ -47,23 +51,27 @@ class TwoPhaseConfig(LiuFamilyConfig):
                              name="predictor_terms and selector_terms must not be empty")
         # Phase 1's backward frees the sample's graph (and may step the selector), so phase 2 can reuse
         # the sample only if phase 1 did not backpropagate through it.
-        config.add_condition(lambda c: c.fresh_sample or not {"sparsity", "continuity"} & set(c.predictor_terms),
+        config.add_condition(lambda c: c.fresh_sample or (c.phase1_detached and
+                                                          not {"sparsity", "continuity"} & set(c.predictor_terms)),
                              name="fresh_sample=false reuses phase 1's sample: model.predictor_terms must then "
-                                  "leave out sparsity and continuity")
+                                  "leave out sparsity and continuity, with model.phase1_detached=true")
         return config
 
 
 class TwoPhaseModel(PhasedTraining, RNP):
-    """Per batch: (1) predictor step on the *detached* selection, (2) selector step with the predictor frozen."""
+    """Per batch: (1) predictor step on the (by default *detached*) selection, (2) selector step with the predictor
+    frozen."""
 
     def __init__(self, *, predictor_terms: Sequence[str], selector_terms: Sequence[str],
-                 predictor_lr: float | None, phase1_selector_step: bool, fresh_sample: bool, **rnp):
+                 predictor_lr: float | None, phase1_selector_step: bool, fresh_sample: bool,
+                 phase1_detached: bool, **rnp):
         super().__init__(**rnp)
         self.losses.require(predictor_terms, "model.predictor_terms")
         self.losses.require(selector_terms, "model.selector_terms")
         self.predictor_terms, self.selector_terms = list(predictor_terms), list(selector_terms)
         self.predictor_lr = predictor_lr or self.lr
         self.phase1_selector_step, self.fresh_sample = phase1_selector_step, fresh_sample
+        self.phase1_detached = phase1_detached
 
     # --- parts, optimisers, phases --------------------------------------------------
     def selector_modules(self) -> list[nn.Module]:
@@ -82,9 +90,11 @@ class TwoPhaseModel(PhasedTraining, RNP):
     def phases(self):
         stepped = ("predictor", "selector") if self.phase1_selector_step else ("predictor",)
         return [
-            # the predictor reads the detached sample; the selection terms read the sample itself
+            # the predictor reads the detached sample (unless phase1_detached is false); the selection terms
+            # read the sample itself
             Phase("predictor", trains=("predictor", "selector"), optimisers=stepped, outputs=self.phase_outputs,
-                  terms=tuple(self.predictor_terms), detach=("selector",), logged="train/predictor_loss",
+                  terms=tuple(self.predictor_terms), detach=("selector",) if self.phase1_detached else (),
+                  logged="train/predictor_loss",
                   prefix="phase1_"),
             Phase("selector", trains=("selector",), optimisers=("selector",), outputs=self.phase_outputs,
                   terms=tuple(self.selector_terms), frozen=("predictor",), logged="train/selector_loss"),
