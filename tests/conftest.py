@@ -40,7 +40,8 @@ def scratch_registry():
 
 
 # The files that take the most CPU, costliest first. They run first, so that with ``-n 2`` the last test to
-# finish is a short one rather than a minute-long training that one worker runs while the other waits.
+# finish is a short one rather than a minute-long training that one worker runs while the other waits
+# (with the work-stealing schedule set below: the first worker's queue starts with them).
 # Whole files move (their order inside is kept), so a module-scoped fixture is still set up once per worker.
 LONG_FIRST = (
     "tests/family/test_family_learns.py",
@@ -50,6 +51,19 @@ LONG_FIRST = (
     "tests/cluster/test_ddp_cli.py",
     "tests/family/test_family_ddp.py",
 )
+
+
+def pytest_configure(config):
+    """Under ``-n``, the work-stealing schedule unless ``--dist`` was given.
+
+    pytest-xdist's default (``load``) hands each worker a run of consecutive tests up front, an eighth of the
+    suite each with two workers: the first worker got every file of ``LONG_FIRST`` and trained them one after
+    another while the other ran the short tests. ``worksteal`` gives each worker half of the tests in order and
+    lets the one that runs out take the not yet started tests at the end of the other's queue: the long tests
+    at the front stay where they are and both workers finish together."""
+    if getattr(config.option, "dist", "no") == "load" and \
+            not any(arg == "-d" or arg.startswith("--dist") for arg in config.invocation_params.args):
+        config.option.dist = "worksteal"
 
 
 def _rank(item) -> int:

@@ -93,6 +93,9 @@ _STORED: set[tuple[str, str]] = set()
 
 def register_schemas() -> None:
     """Store every generated entry in Hydra's ConfigStore (again when parts were registered since)."""
+    from pyhighlights.config.store_copy import share_store_on_copy
+
+    share_store_on_copy()  # every composition that follows skips copying these entries
     known = catalogue()
     if known.keys() == _STORED:
         return
