@@ -40,6 +40,7 @@ MODELS = {
     "mcd": [],
     "mrd": [],
     "dar": ["model.auxiliary_epochs=1", "model.auxiliary_predictor.dropout=0"],
+    "a2r": [],
 }
 EPOCHS = {"dar": 2}  # one pre-training epoch, one rationaliser epoch
 
