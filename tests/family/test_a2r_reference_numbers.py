@@ -49,6 +49,20 @@ def test_registered_defaults_are_the_notebooks():
     assert (m["recurrence"], m["bucket"]) == ("within_length", False)
 
 
+def test_beer_aroma_is_the_notebooks_setting():
+    """run_beer_arc2_sentence_level_neurips21.ipynb: aspect 1, max_seq_len 300, rnn_dim 100, trainable GloVe
+    embeddings, batch 500, 60 epochs, the two Adam rates."""
+    from pyhighlights.config.compose import compose_config
+    from pyhighlights.training.run import resolve_specs
+
+    specs = resolve_specs(compose_config(["experiment=a2r_beer_aroma"]))
+    assert (specs.dataset["aspect"], specs.dataset["max_length"]) == ("aroma", 300)
+    assert (specs.backbone["hidden_size"], specs.backbone["dropout"]) == (200, 0.0)
+    assert specs.embeddings["trainable"] is True
+    assert (specs.trainer["batch_size"], specs.trainer["max_epochs"]) == (500, 60)
+    assert (specs.model["lr"], specs.model["predictor_lr"], specs.model["hard_from"]) == (1e-4, 1e-3, 20)
+
+
 def test_a2r_equals_the_reference_on_a_padded_batch():
     model, _ = small_model(["model=a2r"], reference_name)
     assert padded_batch(model).input_ids.shape[1] == 12
