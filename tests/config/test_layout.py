@@ -27,7 +27,7 @@ def test_rnp_keeps_the_within_length_encoder_and_buckets():
 
 
 @pytest.mark.parametrize("name", ["quick_fr", "quick_dr", "quick_mgr", "quick_mcd", "quick_dar", "quick_mrd",
-                                  "quick_grat"])
+                                  "quick_grat", "quick_a2r"])
 def test_quick_settings_use_the_packed_layout(name):
     assert layout(f"experiment={name}") == PACKED
 

@@ -41,6 +41,7 @@ MODELS = {
     "mrd": [],
     "dar": ["model.auxiliary_epochs=1", "model.auxiliary_predictor.dropout=0"],
     "n2r": [],
+    "a2r": [],
 }
 EPOCHS = {"dar": 2}  # one pre-training epoch, one rationaliser epoch
 

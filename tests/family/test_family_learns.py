@@ -93,6 +93,9 @@ CASES = {  # costliest first, so that under ``-n 2`` the last one to finish is a
     "dr": ([*FAST, "model.lr=0.02", *DR_LAYOUT], 6, 0.85, 0.35),
     # observed: 0.952-0.994, 0.416-0.502
     "mrd": (MRD, 10, 0.85, 0.28),
+    # A2R's reference arithmetic (the generator learns through the soft attention alone: hard_from 20 is
+    # never reached), one rate for both steps; observed: 1.000-1.000, 0.713-0.793 (20-26 CPU-s a seed)
+    "a2r": (["model.lr=0.01", "model.predictor_lr=0.01"], 5, 0.85, 0.55),
 }
 
 
