@@ -34,6 +34,8 @@ EPS = 1e-6
 UNIFORM_EPS = 1e-3
 #: The bounds of a and b (nn/kuma_gate.py: "extreme values could result in NaNs").
 SHAPE_MIN, SHAPE_MAX = 1e-6, 100.0
+#: softplus^-1(0.2): the bias of b in the "open" initialisation
+OPEN_B_BIAS = math.log(math.expm1(0.2))
 
 
 def _clamp_log(value: torch.Tensor) -> torch.Tensor:
@@ -168,9 +170,10 @@ class HardKumaSelectorConfig(Configuration):
                                  "where a continuous value is the most likely: may be fractional); nonzero (that "
                                  "rule, then 1 wherever it is not 0, as the reference's precision counts it); "
                                  "sample (a HardKuma draw)")
-    initialisation: Literal["reference", "torch"] = Param(
+    initialisation: Literal["reference", "torch", "open"] = Param(
         "reference", description="the gate's and cell's weights: Glorot uniform with zero biases (the reference's "
-                                 "initialize_model_), or torch's defaults")
+                                 "initialize_model_); torch's defaults; or open: the reference's, with b's bias at "
+                                 "softplus^-1(0.2), so that training starts from nearly every word kept")
 
 
 class HardKumaSelector(Selector):
@@ -201,12 +204,17 @@ class HardKumaSelector(Selector):
             gate_input = input_size + dependent_size
         self.layer_a = nn.Linear(gate_input, 1)
         self.layer_b = nn.Linear(gate_input, 1)
-        if initialisation == "reference":
+        if initialisation not in ("reference", "torch", "open"):
+            raise ValueError(f"selector.initialisation: expected reference, torch or open, got {initialisation!r}")
+        if initialisation != "torch":
             for name, p in self.named_parameters():
                 if p.dim() > 1:
                     nn.init.xavier_uniform_(p)
                 else:
                     nn.init.zeros_(p)
+        if initialisation == "open":
+            # b = 0.2 at a zero input: P(z != 0) = (1 - t0^a)^b is then above 0.95 for any a near softplus(0)
+            nn.init.constant_(self.layer_b.bias, OPEN_B_BIAS)
 
     def distribution(self, features: torch.Tensor) -> HardKumaDistribution:
         a = F.softplus(self.layer_a(features)).squeeze(-1).clamp(SHAPE_MIN, SHAPE_MAX)
