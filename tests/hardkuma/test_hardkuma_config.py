@@ -92,3 +92,18 @@ def test_the_multipliers_travel_in_the_checkpoint():
     restored.on_load_checkpoint(checkpoint)
     for name in ("sparsity", "continuity"):
         assert restored.losses.terms[name].state_dict() == trained.losses.terms[name].state_dict()
+
+
+def test_any_model_takes_the_gate_and_its_terms():
+    from pyhighlights.components.backbones.base import BackboneFactory
+    from pyhighlights.components.hardkuma import HardKumaSelector
+    from pyhighlights.components.hardkuma_losses import ExpectedL0Term
+    from pyhighlights.config.resolve import build
+
+    specs = resolve_specs(compose_config(["model=rnp", "model/selector=hardkuma", "model/losses/sparsity=hardkuma_l0",
+                                          "model.losses.sparsity.target=0.2", "backbone.hidden_size=8",
+                                          "embeddings.dim=4"]))
+    factory = BackboneFactory(specs.backbone, embedding_matrix=torch.zeros(10, 4), freeze_embeddings=True)
+    model = build("model", specs.model, path="model", backbone_factory=factory, num_classes=2)
+    assert isinstance(model.selector, HardKumaSelector)
+    assert isinstance(model.losses.terms["sparsity"], ExpectedL0Term) and model.losses.terms["sparsity"].target == 0.2
