@@ -11,8 +11,9 @@ by dual ascent on a moving average of its constraint (:mod:`pyhighlights.compone
 Defaults: the reference's Beer settings. ``beer/util.py get_args``: Adam lr 4e-4, weight decay 2e-6, gradient
 norm clipped at 5, dropout 0.2 (embeddings and before the output layer), lambda_init 1e-5, lambda_min 1e-12,
 lambda_max 5, lagrange_lr 0.05, lagrange_alpha 0.5, an exponential learning-rate decay of 0.97 per epoch floored at
-min_lr 5e-5 (``beer/train.py``), batch 256, 100 epochs, hidden 200 per direction, frozen 200d embeddings; the
-README's Beer command: ``--dependent-z --selection 0.13 --lasso 0.02``. ``nn/kuma_gate.py``: support (-0.1, 1.1),
+min_lr 5e-5 (``beer/train.py``); the README's Beer command: ``--dependent-z --selection 0.13 --lasso 0.02``.
+``experiment=hardkuma_beer_appearance`` adds what is not the model's: batch 256, 100 epochs, 200 hidden units per
+direction, frozen 200d embeddings, the 256-word cut. ``nn/kuma_gate.py``: support (-0.1, 1.1),
 softplus shapes clamped to [1e-6, 100]. ``common/latent.py DependentLatentModel``: the gate of word t reads the
 encoder state and a 30-unit RCNN state over the previous gates; evaluation takes the most likely of {0, 1,
 continuous} (the Kumaraswamy mean for the last).
