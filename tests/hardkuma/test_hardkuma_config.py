@@ -13,7 +13,8 @@ from pyhighlights.training.run import resolve_specs
 
 REFERENCE = {"lr": 4e-4, "weight_decay": 2e-6, "max_grad_norm": 5.0, "dropout": 0.2, "lambda_init": 1e-5,
              "lambda_min": 1e-12, "lambda_max": 5.0, "lagrange_lr": 0.05, "lagrange_alpha": 0.5, "lr_decay": 0.97,
-             "min_lr": 5e-5, "selection": 0.13, "lasso": 0.02, "support_low": -0.1, "support_high": 1.1, "z_rnn_size": 30,
+             "min_lr": 5e-5, "selection": 0.13, "lasso": 0.02, "support_low": -0.1, "support_high": 1.1,
+             "z_rnn_size": 30,
              "batch_size": 256, "epochs": 100, "hidden_per_direction": 200}
 
 

@@ -39,7 +39,8 @@ def test_sampled_gates_are_exactly_zero_and_one_as_often_as_the_closed_form_says
     generator = torch.Generator().manual_seed(0)
     n = 200_000
     u = hardkuma.UNIFORM_EPS + (1 - 2 * hardkuma.UNIFORM_EPS) * torch.rand(n, generator=generator, dtype=torch.float64)
-    z = HardKumaDistribution(torch.full((n,), 2.0, dtype=torch.float64), torch.full((n,), 0.5, dtype=torch.float64)).sample(u)
+    a, b = torch.full((n,), 2.0, dtype=torch.float64), torch.full((n,), 0.5, dtype=torch.float64)
+    z = HardKumaDistribution(a, b).sample(u)
     p0, p1 = 1 - (1 - T0 ** 2) ** 0.5, (1 - T1 ** 2) ** 0.5  # 0.00348 and 0.398
     # three binomial standard errors (the uniform's clipped tails shift each by at most 0.001)
     assert float((z == 0).double().mean()) == pytest.approx(p0, abs=3 * math.sqrt(p0 / n) + 1e-3)
