@@ -100,7 +100,7 @@ def test_a_newly_registered_part_is_selectable_without_yaml():
 
 def test_help_lists_the_groups_to_choose_from():
     template = help_text("<config>")
-    assert "  model/selector: gumbel, random\n" in template and "  model/guider: additive, reference\n" in template
+    assert f"  model/selector: {', '.join(registry.available('selector'))}\n" in template and "  model/guider: additive, reference\n" in template
     assert "model/losses/<term>: " in template and "  experiment: " in template
     assert "schema/" not in template and "part_defaults" not in template
 
