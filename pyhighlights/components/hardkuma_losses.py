@@ -128,7 +128,9 @@ class LagrangianTerm(LossTerm):
         self.multiplier = min(max(self.multiplier * math.exp(self.rate * self.moving_average), self.low), self.high)
         return self.multiplier * c
 
-    def state_dict(self) -> dict[str, float]:
+    def state_dict(self, shared: bool = False) -> dict[str, float]:
+        # Saved in checkpoints with every loss term's state (SPPModel.on_save_checkpoint), by any model using it;
+        # the multiplier moves from the all-reduced constraint, so every process holds the same one.
         return {"multiplier": self.multiplier, "moving_average": self.moving_average}
 
     def load_state_dict(self, state: dict[str, float]) -> None:

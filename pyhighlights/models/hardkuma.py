@@ -28,7 +28,6 @@ keeps the checkpoint of the lowest dev loss after epoch 5 (``trainer.monitor=val
 """
 from __future__ import annotations
 
-from typing import Any
 
 import torch
 from cinnamon.registry import RegistrationKey
@@ -37,10 +36,6 @@ from pyhighlights.components.hardkuma_losses import LagrangianTerm
 from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, Real, registration_key as key
-
-#: The checkpoint entry holding each constraint term's multiplier and moving average.
-MULTIPLIERS_KEY = "hardkuma_multipliers"
-
 
 class HardKumaConfig(RNPConfig):
     selector: RegistrationKey = Param(key("selector", "hardkuma"))
@@ -84,14 +79,3 @@ class HardKuma(RNP):
             if term.last_value is not None:
                 self.log(f"train/expected/{name}", float(term.last_value), batch_size=batch_size)
 
-    # --- exact resume: the multipliers are training state -------------------------------
-    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        super().on_save_checkpoint(checkpoint)
-        checkpoint[MULTIPLIERS_KEY] = {name: term.state_dict() for name, term in self.constraint_terms().items()}
-
-    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        super().on_load_checkpoint(checkpoint)
-        saved = checkpoint.get(MULTIPLIERS_KEY, {})
-        for name, term in self.constraint_terms().items():
-            if name in saved:
-                term.load_state_dict(saved[name])

@@ -75,11 +75,15 @@ def test_the_learning_rate_decays_per_epoch_to_its_floor():
     assert scheduler.get_last_lr()[0] == pytest.approx(5e-5)  # ... and epoch 80 is at it
 
 
-def test_the_multipliers_travel_in_the_checkpoint():
+@pytest.mark.parametrize("model", [["model=hardkuma"],
+                                   # any model using the terms: their state is every loss term's checkpoint state
+                                   ["model=rnp", "model/selector=hardkuma", "model/losses/sparsity=hardkuma_l0",
+                                    "model/losses/continuity=hardkuma_transitions"]])
+def test_the_multipliers_travel_in_the_checkpoint(model):
     from pyhighlights.components.backbones.base import BackboneFactory
     from pyhighlights.config.resolve import build
 
-    specs = resolve_specs(compose_config(["model=hardkuma", "backbone.hidden_size=8", "embeddings.dim=4"]))
+    specs = resolve_specs(compose_config([*model, "backbone.hidden_size=8", "embeddings.dim=4"]))
 
     def fresh():
         factory = BackboneFactory(specs.backbone, embedding_matrix=torch.zeros(10, 4), freeze_embeddings=True)
