@@ -39,18 +39,24 @@ def part_groups(known: Catalogue | None = None) -> dict[str, str]:
     """Every generated group -> the kind of its options: the sections, then every part's slots, nested."""
     known = known or catalogue()
     kinds: dict[str, str] = {}
+    owners: dict[str, str] = {}  # group -> the part whose slot first declared it, for the message below
 
-    def add(group: str, kind: str) -> None:
+    def add(group: str, kind: str, owner: str) -> None:
         if group in kinds:
+            # One group offers one kind's options: a slot name two parts use for different kinds would
+            # silently offer one of them the other's parts.
+            if kinds[group] != kind:
+                raise ValueError(f"slot {group}: {owners[group]} declares it of kind {kinds[group]!r} and {owner} "
+                                 f"of kind {kind!r}; one slot name means one kind: rename one of the two slots")
             return
-        kinds[group] = kind
+        kinds[group], owners[group] = kind, owner
         for name in known.available(kind):
             for slot, key in known.entry(kind, name)["slots"].items():
                 if key is not None:
-                    add(f"{group}/{slot.replace('.', '/')}", key[0])
+                    add(f"{group}/{slot.replace('.', '/')}", key[0], f"{kind} {name!r}")
 
     for section in SECTIONS:
-        add(section, section)
+        add(section, section, "the configuration")
     return kinds
 
 

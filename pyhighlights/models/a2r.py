@@ -9,7 +9,7 @@ attention; the two predictors share their embeddings and encoder (the notebook's
 the softmax of the generator's scores over the document's units; the hard rationale is a sample from them.
 
 - soft path: the predictor encoder over the full text, its states summed with the attention as weights
-  (``torch.sum(pred_sent_repts * rationale_, dim=1)``), then the ``soft_predictor`` slot (a predictor part);
+  (``torch.sum(pred_sent_repts * rationale_, dim=1)``), then the ``attention_predictor`` slot (a predictor part);
 - hard path: the predictor encoder over the embeddings times the rationale (``pred_embs * sent_rationale_``,
   a GRU packed to each document's length), max-pooled over the kept positions, zero when fewer than two
   words are kept (``batch_mask = sum(rationale) > 1``), then the ``predictor`` slot.
@@ -39,7 +39,7 @@ Our word-level selection departs from the notebook's, which picks one sentence p
 Our options, each a named setting: ``divergence_in_selector=true`` (the paper's Sec. 4 description: the
 generator also shrinks the gap between the predictors; the notebook's generator step does not);
 ``losses.divergence.name=two_sided_js`` (the paper's JS divergence instead of the notebook's symmetric KL);
-``min_kept=1`` (a single kept word is pooled, not zeroed); ``soft_predictor.dropout``/``predictor.dropout``.
+``min_kept=1`` (a single kept word is pooled, not zeroed); ``attention_predictor.dropout``/``predictor.dropout``.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def attention_pool(states: torch.Tensor, attention: torch.Tensor) -> torch.Tenso
 
 
 class A2RConfig(RNPConfig):
-    soft_predictor: RegistrationKey = Param(key("predictor", "mlp"))
+    attention_predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "soft_task": key("loss", "cross_entropy"),
          "divergence": key("loss", "symmetric_kl"), "sparsity": key("loss", "sparsity"),
@@ -93,7 +93,7 @@ class A2RConfig(RNPConfig):
     # batches (DataLoader(shuffle=True)).
     defaults = {
         "lr": 1e-4, "encoder_dropout": 0.0, "recurrence": "within_length", "bucket": False,
-        "selector": {"dropout": 0.0}, "predictor": {"dropout": 0.0}, "soft_predictor": {"dropout": 0.0},
+        "selector": {"dropout": 0.0}, "predictor": {"dropout": 0.0}, "attention_predictor": {"dropout": 0.0},
         "losses": {"soft_task": {"logits": "soft_logits"}, "divergence": {"p": "logits", "q": "soft_logits"},
                    "sparsity": {"weight": 10.0, "target": 0.15}, "continuity": {"weight": 10.0}},
     }
@@ -110,7 +110,7 @@ class A2R(PhasedTraining, RNP):
     def __init__(self, *, predictor_lr, selector_terms, predictor_terms, hard_term, hard_from,
                  divergence_in_selector, divergence_term, min_kept, **rnp):
         super().__init__(**rnp)
-        self.soft_predictor = self.build_slot("soft_predictor", input_size=self.predictor_encoder.output_size,
+        self.attention_predictor = self.build_slot("attention_predictor", input_size=self.predictor_encoder.output_size,
                                               num_classes=self.num_classes)
         self.losses.require([*selector_terms, *predictor_terms, hard_term, divergence_term],
                             "model.selector_terms/predictor_terms/hard_term/divergence_term")
@@ -139,7 +139,7 @@ class A2R(PhasedTraining, RNP):
     def soft_predict(self, batch: Batch, attention: torch.Tensor) -> torch.Tensor:
         """The soft predictor: the shared predictor encoder over the full text, attention-weighted sum."""
         states, _ = self.encode_words(self.predictor_encoder, batch, norm=self.predictor_norm)
-        return self.soft_predictor(attention_pool(self.word_states(states, batch), attention))
+        return self.attention_predictor(attention_pool(self.word_states(states, batch), attention))
 
     def read(self, batch: Batch, selection) -> dict[str, torch.Tensor]:
         logits = self.predict(batch, selection.mask)
@@ -158,7 +158,7 @@ class A2R(PhasedTraining, RNP):
         return [self.selector_encoder, self.selector_norm, self.selector]
 
     def predictor_modules(self):
-        return [self.predictor_encoder, self.predictor_norm, self.predictor, self.soft_predictor]
+        return [self.predictor_encoder, self.predictor_norm, self.predictor, self.attention_predictor]
 
     def parts(self):
         return {"selector": self.selector_modules(), "predictors": self.predictor_modules()}

@@ -148,3 +148,24 @@ def test_help_offers_no_slot_the_chosen_model_does_not_have():
     # the guide term reads G-RAT's guide target, which only the guide slot binds
     assert "guide" in grat.split("model/losses/guide: ")[1].split("\n")[0].split(", ")
     assert "guide" not in grat.split("model/losses/<term>: ")[1].split("  ")[0].split(", ")
+
+
+class _TwoModelsOneSlotName:
+    """A catalogue whose two models name a slot alike but fill it with parts of different kinds."""
+
+    slots = {("model", "first"): {"helper": ("predictor", "mlp")},
+             ("model", "second"): {"helper": ("selector", "gumbel")}}
+
+    def available(self, kind):
+        return sorted(name for k, name in self.slots if k == kind)
+
+    def entry(self, kind, name):
+        return {"slots": self.slots.get((kind, name), {})}
+
+
+def test_a_slot_name_two_models_give_different_kinds_is_refused_naming_both():
+    with pytest.raises(ValueError) as error:
+        part_groups(_TwoModelsOneSlotName())
+    message = str(error.value)
+    assert message.startswith("slot model/helper: ") and "'predictor'" in message and "'selector'" in message
+    assert "model 'first'" in message and "model 'second'" in message

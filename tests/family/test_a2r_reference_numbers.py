@@ -31,7 +31,7 @@ from reference_steps import padded_batch, renamer, small_model, train_steps
 RENAMES = [("selector_encoder.embedding.", "gen_embd."), ("selector_encoder.", "gen_gru."),
            ("selector.scorer.", "gen_fc_word."), ("predictor_encoder.embedding.", "pred_embd."),
            ("predictor_encoder.", "pred_gru."), ("predictor.net.1.", "pred_fc_hard."),
-           ("soft_predictor.net.1.", "pred_fc.")]
+           ("attention_predictor.net.1.", "pred_fc.")]
 reference_name = renamer(RENAMES)
 UNUSED = {"gen_fc.weight", "gen_fc_token.weight"}  # sentence heads of the notebook, not on the word-level path
 
@@ -41,7 +41,7 @@ def test_registered_defaults_are_the_notebooks():
     m, losses = specs.model, specs.model["losses"]
     assert (m["lr"], m["predictor_lr"], m["weight_decay"]) == (1e-4, 1e-3, 0.0)
     assert (m["encoder_dropout"], m["selector"]["dropout"], m["predictor"]["dropout"],
-            m["soft_predictor"]["dropout"]) == (0.0, 0.0, 0.0, 0.0)
+            m["attention_predictor"]["dropout"]) == (0.0, 0.0, 0.0, 0.0)
     assert [losses[t]["weight"] for t in ("task", "soft_task", "divergence")] == [1.0, 1.0, 1.0]
     assert losses["divergence"]["name"] == "symmetric_kl"
     assert (m["hard_from"], m["min_kept"], m["divergence_in_selector"]) == (20, 2, False)
@@ -94,7 +94,7 @@ def test_the_check_can_fail_with_the_divergence_one_sided():
     ``kl`` term, in the same slot) give the soft head another gradient in the predictors' step."""
     model, _ = small_model(["model=a2r", "model.losses.divergence.name=kl"], reference_name)
     recorder = train_steps(model, steps=2)
-    assert recorder.grads[1]["soft_predictor.net.1.weight"] != pytest.approx(
+    assert recorder.grads[1]["attention_predictor.net.1.weight"] != pytest.approx(
         REFERENCE["gradients"][1]["pred_fc.weight"], abs=1e-4)
 
 
