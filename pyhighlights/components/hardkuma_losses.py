@@ -38,6 +38,7 @@ from typing import Literal
 import torch
 
 from pyhighlights.components.losses import LossTerm, Role, WeightOnly
+from pyhighlights.components.multiplier import process_sums
 from pyhighlights.registry import Param, Real
 
 
@@ -137,14 +138,10 @@ class LagrangianTerm(LossTerm):
         self.multiplier, self.moving_average = float(state["multiplier"]), float(state["moving_average"])
 
 
+
 def _mean_over_processes(value: torch.Tensor) -> float:
-    value = value.detach()
-    if torch.distributed.is_available() and torch.distributed.is_initialized() and \
-            torch.distributed.get_world_size() > 1:
-        value = value.clone()
-        torch.distributed.all_reduce(value)
-        value = value / torch.distributed.get_world_size()
-    return float(value)
+    total, processes = process_sums(float(value.detach()), 1.0)  # the sparsity constraint's one all-reduce
+    return total / processes
 
 
 class ExpectedL0Term(LagrangianTerm):
