@@ -35,12 +35,25 @@ def _check_word_level_predictions(run_dir: Path, documents: dict[str, int]) -> N
         assert record["highlight"] is None or all(0 <= i < words for i in record["highlight"])
 
 
-@pytest.mark.parametrize("model", [["model=rnp", "model.encoder_lr=1e-4"],
-                                   ["model=grat", "model.pretrain_epochs=0", "backbone.frozen=true"],
-                                   ["model=n2r"], ["model=a2r"]])
-def test_spp_models_train_on_subwords_and_select_words(tmp_path: Path, tiny_bert: Path, model: list[str]) -> None:
+# Settings a model needs beside the tiny BERT (the others run on their registered defaults):
+EXTRA = {"rnp": ["model.encoder_lr=1e-4"],  # also covers a separate learning rate for the pretrained encoder
+         "grat": ["model.pretrain_epochs=0", "backbone.frozen=true"]}  # the joint phase, over a frozen encoder
+
+
+def _registered_models() -> list[str]:
+    from pyhighlights import registry
+
+    return registry.available("model")
+
+
+@pytest.mark.parametrize("name", _registered_models())
+def test_every_registered_model_trains_on_subwords_and_selects_words(tmp_path: Path, tiny_bert: Path,
+                                                                     name: str) -> None:
+    """Each model of the registry (a new one included, with no list to extend) trains with the transformer
+    backbone, and its highlights are word indices of the documents, not subword positions."""
     metrics, run_dir = _run(tmp_path, ["dataset=hotel", f"dataset.data_dir={HOTEL}", "backbone=transformer",
-                                       f"backbone.path={tiny_bert}", *model])
+                                       f"backbone.path={tiny_bert}", "trainer.limit_train_batches=2",
+                                       "trainer.evaluation_draws=1", f"model={name}", *EXTRA.get(name, [])])
     assert math.isfinite(metrics["test/highlight_f1"])
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["inputs_info"]["transformer"]["path"] == str(tiny_bert)
