@@ -39,6 +39,25 @@ def scratch_registry():
     kinds._KINDS.update(declared)
 
 
+
+@pytest.fixture(autouse=True)
+def _plots_only_where_checked(request, monkeypatch):
+    """A run draws its PNG plots (about 1.5 CPU-s each time) only in the tests marked ``plots``.
+
+    Drawing is the last step of a run and a failure in it is only a warning, so no other test can see it;
+    tests/plots checks the drawing itself, and the ``plots`` tests check the files a run leaves."""
+    import forked_scripts
+
+    if request.node.get_closest_marker("plots") is not None:
+        yield
+        return
+    import pyhighlights.training.run
+
+    monkeypatch.setattr(pyhighlights.training.run, "plot_run_safely", lambda *args, **kwargs: [])
+    forked_scripts.DRAW_PLOTS = False
+    yield
+    forked_scripts.DRAW_PLOTS = True
+
 # The files that take the most CPU, costliest first. They run first, so that with ``-n 2`` the last test to
 # finish is a short one rather than a minute-long training that one worker runs while the other waits
 # (with the work-stealing schedule set below: the first worker's queue starts with them).

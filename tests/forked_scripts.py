@@ -57,6 +57,10 @@ for line in sys.stdin:
 """
 
 
+DRAW_PLOTS = True
+_NO_PLOTS = "import pyhighlights.training.run as _run; _run.plot_run_safely = lambda *args, **kwargs: []"
+
+
 class ForkedScripts:
     def __init__(self):
         self.log = tempfile.NamedTemporaryFile("w+", prefix="forked_scripts_", suffix=".log")
@@ -77,6 +81,8 @@ class ForkedScripts:
         with tempfile.TemporaryDirectory() as tmp:
             out, err = Path(tmp) / "stdout", Path(tmp) / "stderr"
             out.touch(), err.touch()
+            if not DRAW_PLOTS:  # see tests/conftest.py: only the tests marked ``plots`` draw them
+                prelude = f"{_NO_PLOTS}\n{prelude}"
             request = dict(script=str(ROOT / "scripts" / script), args=list(args), env=env, cwd=str(cwd),
                            stdout=str(out), stderr=str(err), prelude=prelude)
             self.helper.stdin.write(json.dumps(request) + "\n")

@@ -22,6 +22,8 @@ from forked_scripts import run_script
 
 from pyhighlights.testing import tiny_overrides
 
+pytestmark = pytest.mark.plots  # a killed run's plots are drawn again on resume, as the uninterrupted run's
+
 COMPARED = ("results.json", "predictions.jsonl", "metrics.csv")
 
 # About 48 training documents (the corpus keeps some for validation): three batches of 16 per epoch in one
