@@ -59,7 +59,8 @@ def test_ddp_equals_single_process(tiny_beer_dir, tmp_path):
     experiment = Experiment(resolve_specs(cfg))
     try:
         pl.seed_everything(0)
-        train(experiment.model(), tmp_path, devices=2, strategy="ddp_spawn")
+        # forked processes: they inherit the imports a spawned one would repeat (how they start is not the question)
+        train(experiment.model(), tmp_path, devices=2, strategy="ddp_fork")
         pl.seed_everything(0)
         train(experiment.model(), tmp_path, devices=1)
     finally:
