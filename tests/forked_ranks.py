@@ -19,6 +19,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start_method() -> str:
+    """``fork``, unless this process has initialised CUDA (a GPU test ran before in it): a fork cannot inherit
+    a CUDA context, so then the processes are spawned."""
+    import torch
+
+    return "spawn" if torch.cuda.is_initialized() else "fork"
+
+
 def run_ranks(worker, args: tuple = (), nprocs: int = 2) -> None:
     """``worker(rank, *args)`` in ``nprocs`` forked processes; raises if any of them fails."""
-    mp.start_processes(worker, args=args, nprocs=nprocs, join=True, start_method="fork")
+    mp.start_processes(worker, args=args, nprocs=nprocs, join=True, start_method=start_method())
