@@ -67,7 +67,10 @@ LONG_FIRST = (
     "tests/models/test_grat_learns.py",
     "tests/cluster/test_fault_injection.py",
     "tests/models/test_rnp_learns.py",
+    "tests/hardkuma/test_hardkuma_learns.py",
     "tests/cluster/test_ddp_cli.py",
+    "tests/cluster/test_launcher.py",
+    "tests/benchmark/test_benchmark_suite.py",
     "tests/family/test_family_ddp.py",
 )
 

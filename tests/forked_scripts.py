@@ -83,7 +83,7 @@ class ForkedScripts:
             out.touch(), err.touch()
             if not DRAW_PLOTS:  # see tests/conftest.py: only the tests marked ``plots`` draw them
                 prelude = f"{_NO_PLOTS}\n{prelude}"
-            request = dict(script=str(ROOT / "scripts" / script), args=list(args), env=env, cwd=str(cwd),
+            request = dict(script=str(script_path(script)), args=list(args), env=env, cwd=str(cwd),
                            stdout=str(out), stderr=str(err), prelude=prelude)
             self.helper.stdin.write(json.dumps(request) + "\n")
             self.helper.stdin.flush()
@@ -103,6 +103,11 @@ class ForkedScripts:
         self.log.close()
 
 
+def script_path(script: str) -> Path:
+    """``train.py`` is ``scripts/train.py``; a name with a folder (``benchmarks/gpu.py``) is relative to the repository."""
+    return ROOT / script if "/" in script else ROOT / "scripts" / script
+
+
 _helper: ForkedScripts | None = None
 
 # PYHIGHLIGHTS_FORK_LOG=FILE: each run's CPU seconds (user + system), script and arguments appended to FILE, one
@@ -119,7 +124,8 @@ def _record(script: str, args: list[str], cpu: float) -> None:
 
 def run_script(script: str, *args: str, env: dict | None = None, cwd: Path = ROOT, timeout: float = 600,
                prelude: str = "") -> subprocess.CompletedProcess:
-    """``python scripts/<script> *args`` with output captured as text; ``prelude`` is Python run first in that
+    """``python scripts/<script> *args`` (or ``python <script>`` for a path such as ``benchmarks/gpu.py``) with output
+    captured as text; ``prelude`` is Python run first in that
     process (to patch something for the test); ``env`` defaults to this environment with one OpenMP thread."""
     global _helper
     if _helper is None or _helper.helper.poll() is not None:

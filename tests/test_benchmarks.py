@@ -2,25 +2,20 @@
 a GPU its real path refuses with a message instead of measuring nothing quietly."""
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
-
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "gpu.py"
+from forked_scripts import run_script as run_forked
 
 
 def run_script(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=tmp_path,
-                          env=env, timeout=900)
+    """``python benchmarks/gpu.py *args`` in ``tmp_path`` (forked from the warm helper: imports shared)."""
+    return run_forked("benchmarks/gpu.py", *args, cwd=tmp_path, timeout=900)
 
 
-@pytest.mark.slow  # about two CPU-minutes: three models trained a few steps each in a fresh interpreter
+@pytest.mark.slow  # three models trained a few steps each
 def test_dry_run_measures_every_model(tmp_path):
     out = tmp_path / "gpu.txt"
     result = run_script("--dry-run", "--output", str(out), tmp_path=tmp_path)

@@ -3,12 +3,11 @@ against a second implementation; its share of the objective; no update from eval
 import math
 import os
 import random
-import socket
 
 import pytest
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
+from forked_ranks import free_port, run_ranks
 
 from pyhighlights.components.losses import LossSet, SparsityTerm
 from pyhighlights.components.multiplier import RateMultiplier
@@ -158,12 +157,6 @@ def test_bad_settings_are_refused():
         SparsityTerm(mode="lagrangian")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def worker(rank: int, port: int, out: str) -> None:
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=2)
@@ -185,7 +178,7 @@ def worker(rank: int, port: int, out: str) -> None:
 
 
 def test_every_process_holds_the_same_multiplier(tmp_path):
-    mp.spawn(worker, args=(free_port(), str(tmp_path)), nprocs=2, join=True)
+    run_ranks(worker, (free_port(), str(tmp_path)))
     values = [torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1)]
     # the mean violation (0.40 + 0.20) / 2 = 0.30 on both; then the one process's 0.10; then (0.30 + 0.50) / 2,
     # by the running process and by one restored from the checkpoint alike

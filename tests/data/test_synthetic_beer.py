@@ -2,12 +2,11 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+from forked_scripts import run_script
 
 from pyhighlights.data.beer_lei import load_lei_beer
 from pyhighlights.data.preprocess import binarize_score
@@ -158,19 +157,12 @@ def test_shipped_tiny_fixture_matches_generator(tmp_path: Path) -> None:
 def test_command_line_script(tmp_path: Path) -> None:
     sizes = {"n_train": 5, "n_heldout": 2, "n_test": 3, "min_length": 25, "max_length": 40}
     arguments = [f"--{name.replace('_', '-')}={value}" for name, value in sizes.items()]
-    script = REPO / "scripts" / "make_synthetic.py"
-    done = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "out"), "--seed", "4", *arguments],
-        capture_output=True, text=True, check=True,
-    )
+    done = run_script("make_synthetic.py", str(tmp_path / "out"), "--seed", "4", *arguments)
+    assert done.returncode == 0, done.stderr
     assert "wrote synthetic Beer corpus" in done.stdout
     expected = write_synthetic_beer(tmp_path / "lib", seed=4, **sizes)
     assert files(tmp_path / "out") == files(expected)
-    failed = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "bad"), "--correlation", "2"],
-        capture_output=True,
-        text=True,
-    )
+    failed = run_script("make_synthetic.py", str(tmp_path / "bad"), "--correlation", "2")
     assert failed.returncode != 0 and "correlation must be in [0, 1]" in failed.stderr
 
 

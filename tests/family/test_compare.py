@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from family_helpers import overrides
+from family_helpers import SHORT_PADDING, overrides
 
 from pyhighlights.cli.compare import main
 from pyhighlights.training.compare import METRICS, model_overrides, quick_experiment
@@ -16,8 +16,8 @@ from pyhighlights.training.compare import METRICS, model_overrides, quick_experi
 
 def fast(data_dir) -> list[str]:
     # the model's own override is added by compare; drop overrides()'s "model=" entry
-    return [o for o in overrides(data_dir, "rnp", "trainer.limit_train_batches=2", "trainer.limit_val_batches=1")
-            if not o.startswith("model=")]
+    return [o for o in overrides(data_dir, "rnp", "trainer.limit_train_batches=2", "trainer.limit_val_batches=1",
+                                 SHORT_PADDING) if not o.startswith("model=")]
 
 
 def test_quick_experiments_are_used_when_they_exist():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import lightning.pytorch as pl
 import torch
-from family_helpers import experiment, same, snapshot, trainer
+from family_helpers import SHORT_PADDING, experiment, same, snapshot, trainer
 
 
 class Snapshots(pl.Callback):
@@ -23,7 +23,8 @@ class Snapshots(pl.Callback):
 def test_pretrained_restored_from_best_epoch_then_frozen(family_tiny_dir, tmp_path):
     # auxiliary_mode=eval (our option: no dropout in the frozen teacher); the default, train mode, is
     # tested in test_reference_steps.py
-    exp = experiment(family_tiny_dir, "dar", "model.auxiliary_epochs=3", "model.lr=0.01", "model.auxiliary_mode=eval")
+    exp = experiment(family_tiny_dir, "dar", "model.auxiliary_epochs=3", "model.lr=0.01", "model.auxiliary_mode=eval",
+                     SHORT_PADDING)
     pl.seed_everything(0)
     model = exp.model()
     assert model.first_scored_epoch == 3
@@ -72,7 +73,7 @@ def test_pretrained_restored_from_best_epoch_then_frozen(family_tiny_dir, tmp_pa
 
 
 def test_without_validation_keeps_last_pretraining_state(family_tiny_dir):
-    exp = experiment(family_tiny_dir, "dar", "model.auxiliary_epochs=1", "model.lr=0.01")
+    exp = experiment(family_tiny_dir, "dar", "model.auxiliary_epochs=1", "model.lr=0.01", SHORT_PADDING)
     pl.seed_everything(0)
     model = exp.model()
     before = snapshot(model.auxiliary_modules())

@@ -6,13 +6,13 @@ import statistics
 import lightning.pytorch as pl
 import pytest
 import torch
-from family_helpers import experiment, trainer
+from family_helpers import SHORT_PADDING, experiment, trainer
 
 from pyhighlights.training.draws import draw_seed, score_over_draws
 
 
 def fitted(data_dir, *extra):
-    exp = experiment(data_dir, "fr", "model.lr=0.01", *extra)
+    exp = experiment(data_dir, "fr", "model.lr=0.01", SHORT_PADDING, *extra)
     pl.seed_everything(0)
     model = exp.model()
     fit = trainer(1, limit_train_batches=2)

@@ -1,8 +1,8 @@
 """The family under 2-process CPU DDP (gloo): replicas stay identical and equal one process on the global batch.
 
-One pair of processes trains every model in turn (the process group is set
-up once; Lightning sees an externally launched job), so the test pays for
-process start-up once. Each model's comparison needs a loss that is a mean
+One pair of processes, forks of the test process, trains every model in turn
+(the process group is set up once; Lightning sees an externally launched job),
+so the test pays for process start-up once. Each model's comparison needs a loss that is a mean
 over examples and no randomness: every document has the same length, the
 sparsity target is 1 with a small weight and the learning rate is small
 (|rate - 1| is linear in the mask only while no process selects every word:
@@ -18,13 +18,12 @@ turn summation-order noise into ±lr differences.
 from __future__ import annotations
 
 import os
-import socket
 
 import lightning.pytorch as pl
 import pytest
 import torch
-import torch.multiprocessing as mp
 from family_helpers import overrides, straight_through_deterministic
+from forked_ranks import free_port, run_ranks
 
 from pyhighlights.components import selectors
 from pyhighlights.config.compose import compose_config
@@ -97,17 +96,11 @@ def worker(rank: int, port: int, out: str, all_specs: dict) -> None:
         torch.save(state, f"{out}/{name}_rank{rank}.pt")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def ddp_states(family_tiny_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("family_ddp")
     all_specs = specs(str(family_tiny_dir))
-    mp.spawn(worker, args=(free_port(), str(out), all_specs), nprocs=2, join=True)
+    run_ranks(worker, (free_port(), str(out), all_specs))
     saved = deterministic()
     try:
         single = {name: train(name, run_specs, devices=1) for name, run_specs in all_specs.items()}

@@ -6,7 +6,7 @@ import copy
 import lightning.pytorch as pl
 import pytest
 import torch
-from family_helpers import experiment, same, snapshot, soft_keep, trainer
+from family_helpers import SHORT_PADDING, experiment, same, snapshot, soft_keep, trainer
 
 from pyhighlights.components import selectors
 from pyhighlights.components.losses import kl_divergence
@@ -41,7 +41,7 @@ def record_phases(model):
 @pytest.mark.parametrize("name", ["mcd", "mrd"])
 def test_phase_two_leaves_the_predictor_unchanged(family_tiny_dir, name):
     lr = 1e-3
-    exp = experiment(family_tiny_dir, name, f"model.lr={lr}")
+    exp = experiment(family_tiny_dir, name, f"model.lr={lr}", SHORT_PADDING)
     pl.seed_everything(0)
     model = exp.model()
     phases = record_phases(model)
@@ -82,7 +82,7 @@ def test_selector_step_moves_the_divergence(family_tiny_dir, monkeypatch, name, 
     selector here, the selection is p(keep) itself (smooth, noiseless) and nothing is random."""
     monkeypatch.setattr(selectors, "hard_gumbel_mask", soft_keep)
     exp = experiment(family_tiny_dir, name, "model.lr=0.001", "backbone.dropout=0", "model.predictor.dropout=0",
-                     "model.selector.dropout=0",
+                     "model.selector.dropout=0", SHORT_PADDING,
                      "model.losses.sparsity.weight=0", "model.losses.continuity.weight=0",
                      f"model.losses.divergence.maximise={str(maximise).lower()}",
                      "model.losses.divergence.weight=1")

@@ -6,8 +6,8 @@ import os
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 from metrics_test_helpers import assert_close_dict, make_documents, pad_documents
+from forked_ranks import run_ranks
 
 from pyhighlights.metrics import (
     AOPCFaithfulness,
@@ -100,4 +100,4 @@ def _worker(rank: int, init_file: str) -> None:
 
 def test_two_process_gloo_equals_single_process(tmp_path):
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    mp.spawn(_worker, args=(str(tmp_path / "rendezvous"),), nprocs=WORLD_SIZE, join=True)
+    run_ranks(_worker, (str(tmp_path / "rendezvous"),), nprocs=WORLD_SIZE)

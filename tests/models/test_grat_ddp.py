@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import lightning.pytorch as pl
 import torch
-from pyhighlights.testing import tiny_overrides
+from forked_ranks import start_method
 
 from pyhighlights.components import selectors
 from pyhighlights.config.compose import compose_config
-from pyhighlights.testing import STEPS, fixed_rank_loader
+from pyhighlights.testing import STEPS, fixed_rank_loader, tiny_overrides
 from pyhighlights.training.run import Experiment, resolve_specs
 
 class FixedBatches(pl.LightningDataModule):
@@ -59,7 +59,8 @@ def test_ddp_equals_single_process(tiny_beer_dir, tmp_path):
     experiment = Experiment(resolve_specs(cfg))
     try:
         pl.seed_everything(0)
-        train(experiment.model(), tmp_path, devices=2, strategy="ddp_spawn")
+        # forked processes: they inherit the imports a spawned one would repeat (how they start is not the question)
+        train(experiment.model(), tmp_path, devices=2, strategy=f"ddp_{start_method()}")
         pl.seed_everything(0)
         train(experiment.model(), tmp_path, devices=1)
     finally:

@@ -1,19 +1,12 @@
 """Gradient averaging: a few flattened all-reduce calls, exact averages, identity on one process."""
 import os
-import socket
 
 import pytest
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
+from forked_ranks import free_port, run_ranks
 
 from pyhighlights.training.distributed import average_gradients
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def make_params(rank: int) -> list[torch.nn.Parameter]:
@@ -43,7 +36,7 @@ def worker(rank: int, port: int, out: str) -> None:
 def averaged(tmp_path_factory) -> list[dict]:
     """Per rank: bucket size -> all-reduce calls and averaged gradients (one 2-process start for both sizes)."""
     out = tmp_path_factory.mktemp("distributed")
-    mp.spawn(worker, args=(free_port(), str(out)), nprocs=2, join=True)
+    run_ranks(worker, (free_port(), str(out)))
     return [torch.load(out / f"rank{r}.pt") for r in (0, 1)]
 
 

@@ -1,20 +1,13 @@
 """Random states in checkpoints: every process of a 2-process (gloo) job gets its own back on resume."""
 import os
 import random
-import socket
 
 import numpy as np
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
+from forked_ranks import free_port, run_ranks
 
 from pyhighlights.training import random_states
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def draws() -> list[float]:
@@ -46,7 +39,7 @@ def worker(rank: int, port: int, out: str) -> None:
 
 
 def test_each_process_resumes_its_own_random_states(tmp_path):
-    mp.spawn(worker, args=(free_port(), str(tmp_path)), nprocs=2, join=True)
+    run_ranks(worker, (free_port(), str(tmp_path)))
     results = [torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1)]
     for result in results:
         assert result["entries"] == 2
