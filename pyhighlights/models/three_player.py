@@ -73,6 +73,26 @@ def count_penalties(mask: torch.Tensor, word_mask: torch.Tensor, tokens: float, 
     return continuity, sparsity
 
 
+def game_reward(logits, complement_logits, labels, mask, word_mask, *, kind: str, margin: float,
+                accuracy_weight: float, gap_weight: float, complement_weight: float, sparsity_weight: float,
+                continuity_weight: float, count_tokens: float, count_pieces: float) -> torch.Tensor:
+    """The generator's reward per document [B], without gradient (see the module's docstring).
+
+    ``kind`` "accuracy": the gap term is acc − complement_weight·acc_c; "hinge": −max(margin − (CE_c − CE), 0).
+    """
+    logits, complement_logits = logits.detach(), complement_logits.detach()
+    word_mask = word_mask.to(logits.dtype)
+    right = (logits.argmax(dim=-1) == labels).to(logits.dtype)
+    if kind == "hinge":
+        ce = nn.functional.cross_entropy(logits, labels, reduction="none")
+        ce_c = nn.functional.cross_entropy(complement_logits, labels, reduction="none")
+        gap = -(margin - (ce_c - ce)).clamp_min(0.0)
+    else:
+        gap = right - complement_weight * (complement_logits.argmax(dim=-1) == labels).to(logits.dtype)
+    continuity, sparsity = count_penalties(mask, word_mask, count_tokens, count_pieces)
+    return accuracy_weight * right + gap_weight * gap - sparsity_weight * sparsity - continuity_weight * continuity
+
+
 class ThreePlayerConfig(RNPConfig):
     selector: RegistrationKey = Param(key("selector", "policy"))
     complement_predictor: RegistrationKey = Param(key("predictor", "mlp"))
@@ -147,19 +167,11 @@ class ThreePlayer(PhasedTraining, RNP):
         self.rewards_seen += 1
 
     def rewards(self, batch: Batch, selection, logits, complement_logits) -> torch.Tensor:
-        labels = batch.labels
-        word_mask = batch.word_mask.to(logits.dtype)
-        right = (logits.detach().argmax(dim=-1) == labels).to(logits.dtype)
-        if self.reward_kind == "hinge":
-            ce = nn.functional.cross_entropy(logits.detach(), labels, reduction="none")
-            ce_c = nn.functional.cross_entropy(complement_logits.detach(), labels, reduction="none")
-            gap = -(self.margin - (ce_c - ce)).clamp_min(0.0)
-        else:
-            complement_right = (complement_logits.detach().argmax(dim=-1) == labels).to(logits.dtype)
-            gap = right - self.complement_weight * complement_right
-        continuity, sparsity = count_penalties(selection.mask, word_mask, self.count_tokens, self.count_pieces)
-        return (self.accuracy_weight * right + self.gap_weight * gap - self.sparsity_weight * sparsity
-                - self.continuity_weight * continuity)
+        return game_reward(logits, complement_logits, batch.labels, selection.mask, batch.word_mask,
+                           kind=self.reward_kind, margin=self.margin, accuracy_weight=self.accuracy_weight,
+                           gap_weight=self.gap_weight, complement_weight=self.complement_weight,
+                           sparsity_weight=self.sparsity_weight, continuity_weight=self.continuity_weight,
+                           count_tokens=self.count_tokens, count_pieces=self.count_pieces)
 
     def forward(self, batch):
         selection = self.select(batch)
