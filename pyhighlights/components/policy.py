@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
+import torch.distributed as dist
 from torch import nn
 
 from pyhighlights.components.losses import LossTerm, Role, WeightOnly
@@ -87,6 +88,10 @@ def sample_log_prob(selector_logits: torch.Tensor, mask: torch.Tensor) -> torch.
     return mask * log_p[..., 1] + (1.0 - mask) * log_p[..., 0]
 
 
+def world_size() -> int:
+    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+
+
 class PolicyGradientConfig(WeightOnly):
     roles = ("selector_logits", "mask", "word_mask", "advantage")
     selector_logits: str = Role("selector_logits", "the policy's [drop, keep] log-probabilities per word")
@@ -99,7 +104,8 @@ class PolicyGradientConfig(WeightOnly):
 
 class PolicyGradientTerm(LossTerm):
     """REINFORCE: sum_b sum_i -log p(z_bi) * advantage_b over real words (``reduction=mean``: divided by the
-    batch size). Its gradient raises the log-probability of samples whose reward beat the baseline."""
+    batch size). Its gradient raises the log-probability of samples whose reward beat the baseline. Under DDP
+    the sum is the global batch's (see :meth:`value`)."""
 
     roles = PolicyGradientConfig.roles
 
@@ -113,4 +119,8 @@ class PolicyGradientTerm(LossTerm):
         log_p = sample_log_prob(inputs["selector_logits"], inputs["mask"])
         per_word = -log_p * inputs["advantage"].detach().unsqueeze(-1) * inputs["word_mask"]
         total = per_word.sum()
-        return total / per_word.shape[0] if self.reduction == "mean" else total
+        if self.reduction == "mean":
+            return total / per_word.shape[0]
+        # a sum over the global batch: DDP averages the processes' gradients, so each process's sum counts
+        # world-size times (then the average is the gradient of the sum over every process's documents)
+        return total * world_size()
