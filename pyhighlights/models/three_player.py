@@ -98,7 +98,8 @@ class ThreePlayerConfig(RNPConfig):
     complement_predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "complement_task": key("loss", "cross_entropy"),
-         "policy": key("loss", "policy_gradient")})
+         "policy": key("loss", "policy_gradient"), "consistency": key("loss", "cross_entropy"),
+         "introspection": key("loss", "cross_entropy")})
     layer_norm: Literal["none", "selector", "both"] = Param(
         "none", description="LayerNorm on encoder states: none (reference), the selector path, or each path its own")
     predictor_lr: float = Param(1e-3, gt=0.0, allow_inf_nan=False,
@@ -122,24 +123,46 @@ class ThreePlayerConfig(RNPConfig):
     count_pieces: float = Real(4.0, ge=0.0, description="pieces a rationale should have (count_pieces 4)")
     baseline_window: int = Param(200, ge=1, description="batches whose mean reward is the baseline "
                                                         "(reference: deque(maxlen=200), starting with one 0)")
-    outputs = {"losses": SELECTION_OUTPUTS | {"complement_logits", "reward", "advantage"}}
+    complement_terms: list[str] = Param(["complement_task"], description="loss terms of the complement step")
+    predictor_terms: list[str] = Param(["task"], description="loss terms of the predictor step (the introspective "
+                                                             "script: task and consistency, each weight 0.5)")
+    selector_terms: list[str] = Param(["policy"], description="loss terms of the generator step")
+    introspection_terms: list[str] = Param([], description="loss terms of the introspective generator's classifier "
+                                                           "step (selector=introspective); empty = no such step")
+    introspection_lr: float = Param(1e-3, gt=0.0, allow_inf_nan=False,
+                                    description="learning rate of that step (reference: opt_G_sup, lr 1e-3)")
+    outputs = {"losses": SELECTION_OUTPUTS | {"complement_logits", "reward", "advantage", "selector_label_logits",
+                                              "selector_label"}}
+    term_fields = {"complement_terms": "losses", "predictor_terms": "losses", "selector_terms": "losses",
+                   "introspection_terms": "losses"}
     defaults = {
         "lr": 1e-4, "encoder_dropout": 0.0, "recurrence": "within_length", "bucket": False,
         "predictor": {"dropout": 0.0}, "complement_predictor": {"dropout": 0.0},
-        "losses": {"complement_task": {"logits": "complement_logits"}},
+        # consistency and introspection: the introspective generator's terms, in no step unless named there
+        "losses": {"complement_task": {"logits": "complement_logits"},
+                   "consistency": {"labels": "selector_label", "weight": 0.5},
+                   "introspection": {"logits": "selector_label_logits"}},
     }
 
 
 class ThreePlayer(PhasedTraining, RNP):
     def __init__(self, *, predictor_lr, complement_lr, reward, accuracy_weight, gap_weight, complement_weight,
-                 margin, sparsity_weight, continuity_weight, count_tokens, count_pieces, baseline_window, **rnp):
+                 margin, sparsity_weight, continuity_weight, count_tokens, count_pieces, baseline_window,
+                 complement_terms, predictor_terms, selector_terms, introspection_terms, introspection_lr, **rnp):
         super().__init__(**rnp)
         self.complement_encoder = self.make_backbone()
         size = self.complement_encoder.output_size
         self.complement_norm: nn.Module = nn.LayerNorm(size) if rnp["layer_norm"] == "both" else nn.Identity()
         self.complement_predictor = self.build_slot("complement_predictor", input_size=size,
                                                     num_classes=self.num_classes)
-        self.losses.require(["task", "complement_task", "policy"], "three_player (its three steps)")
+        self.step_terms = {"complement": tuple(complement_terms), "predictor": tuple(predictor_terms),
+                           "selector": tuple(selector_terms), "introspection": tuple(introspection_terms)}
+        self.losses.require([t for terms in self.step_terms.values() for t in terms],
+                            "model.complement_terms/predictor_terms/selector_terms/introspection_terms")
+        if introspection_terms and not hasattr(self.selector, "introspect"):
+            raise ValueError("model.introspection_terms trains the generator's classifier, but model.selector "
+                             f"({type(self.selector).__name__}) has none; use selector=introspective")
+        self.introspection_lr = introspection_lr
         self.predictor_lr = predictor_lr
         self.complement_lr = predictor_lr if complement_lr is None else complement_lr
         self.reward_kind, self.margin = reward, margin
@@ -179,8 +202,12 @@ class ThreePlayer(PhasedTraining, RNP):
         complement_logits = self.complement_predict(batch, remainder(selection.mask, batch.word_mask))
         reward = self.rewards(batch, selection, logits, complement_logits)
         advantage = reward - self.baseline().to(reward.dtype)
+        extra = {}
+        if selection.label_logits is not None:  # the introspective generator's own prediction of the label
+            extra = {"selector_label_logits": selection.label_logits,
+                     "selector_label": selection.label_logits.detach().argmax(dim=-1)}
         return self.outputs(batch, selection, logits, complement_logits=complement_logits, reward=reward,
-                            advantage=advantage)
+                            advantage=advantage, **extra)
 
     # --- parts, optimisers, phases --------------------------------------------------
     def parts(self):
@@ -190,9 +217,12 @@ class ThreePlayer(PhasedTraining, RNP):
 
     def optimisers(self):
         parts = self.parts()
-        return {"complement": self.make_optimizer(parts["complement"], lr=self.complement_lr),
-                "predictor": self.make_optimizer(parts["predictor"], lr=self.predictor_lr),
-                "selector": self.make_optimizer(parts["selector"])}
+        built = {"complement": self.make_optimizer(parts["complement"], lr=self.complement_lr),
+                 "predictor": self.make_optimizer(parts["predictor"], lr=self.predictor_lr),
+                 "selector": self.make_optimizer(parts["selector"])}
+        if self.step_terms["introspection"]:  # the reference's opt_G_sup: a second Adam over the generator
+            built["introspection"] = self.make_optimizer(parts["selector"], lr=self.introspection_lr)
+        return built
 
     def phase_outputs(self, step):
         # one forward (one sample) per batch, read by all three steps; their graphs share no parameter
@@ -206,17 +236,34 @@ class ThreePlayer(PhasedTraining, RNP):
         self.log("train/baseline", self.baseline().detach().float(), batch_size=step.batch.size)
         self.remember_reward(outputs["reward"])
 
+    def introspection_outputs(self, step):
+        """The generator's classifier on the full text, a forward of its own (the generator step has stepped)."""
+        states, _ = self.encode_words(self.selector_encoder, step.batch, norm=self.selector_norm)
+        label_logits, _ = self.selector.introspect(self.word_states(states, step.batch), step.batch.word_mask)
+        return {**step.state["outputs"], "selector_label_logits": label_logits}
+
     def phases(self):
-        return [
+        terms = self.step_terms
+        phases = [
             Phase("complement", trains=("complement",), optimisers=("complement",), outputs=self.phase_outputs,
-                  terms=("complement_task",), logged="train/complement_loss"),
+                  terms=terms["complement"], logged="train/complement_loss"),
             Phase("predictor", trains=("predictor",), optimisers=("predictor",), outputs=self.phase_outputs,
-                  terms=("task",), logged="train/predictor_loss"),
+                  terms=terms["predictor"], logged="train/predictor_loss"),
             Phase("selector", trains=("selector",), optimisers=("selector",), outputs=self.phase_outputs,
-                  terms=("policy",), logged="train/selector_loss", after=self.after_generator),
+                  terms=terms["selector"], logged="train/selector_loss", after=self.after_generator),
         ]
+        if terms["introspection"]:
+            phases.append(Phase("introspection", trains=("selector",), optimisers=("introspection",),
+                                outputs=self.introspection_outputs, terms=terms["introspection"],
+                                logged="train/introspection_loss"))
+        return phases
+
+    def loss(self, outputs, scales=None, only=None):
+        """The terms of the model's steps only (the introspective terms read outputs only that selector makes)."""
+        used = {t for terms in self.step_terms.values() for t in terms}
+        return super().loss(outputs, scales=scales, only=used if only is None else only)
 
     def evaluation_scales(self):
-        """Validation/test ``loss``: the predictor's CE (the complement's CE should rise; the policy term is
-        logged, not summed)."""
-        return {name: 0.0 for name in self.losses.terms if name != "task"}
+        """Validation/test ``loss``: the predictor step's terms (the complement's CE should rise; the policy term
+        is logged, not summed)."""
+        return {name: 0.0 for name in self.losses.terms if name not in self.step_terms["predictor"]}

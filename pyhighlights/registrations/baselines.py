@@ -14,3 +14,7 @@ from pyhighlights.models import three_player  # noqa: E402
 register("selector", "policy", policy.PolicySelectorConfig, policy.PolicySelector)
 register("loss", "policy_gradient", policy.PolicyGradientConfig, policy.PolicyGradientTerm)
 register("model", "three_player", three_player.ThreePlayerConfig, three_player.ThreePlayer)
+
+from pyhighlights.components import introspection  # noqa: E402
+
+register("selector", "introspective", introspection.IntrospectiveSelectorConfig, introspection.IntrospectiveSelector)

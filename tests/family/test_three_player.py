@@ -109,3 +109,49 @@ def test_each_step_moves_its_own_player(family_tiny_dir):
     for name, modules in parts.items():
         assert not same(before[name], snapshot(modules)), name
     assert int(model.rewards_seen) == 2 and float(model.reward_history[1]) != 0.0
+
+
+INTROSPECTIVE = ["model.selector.name=introspective", "model.selector.label_embedding_size=3",
+                 "model.losses.task.weight=0.5", "model.predictor_terms=[task,consistency]",
+                 "model.introspection_terms=[introspection]"]
+
+
+def test_introspective_generator_starts_from_its_predicted_label():
+    """The generator GRU's initial state is tanh(W [pooled states; embedding of the argmax label] + b)."""
+    from pyhighlights.components.introspection import IntrospectiveSelector
+
+    selector = IntrospectiveSelector(input_size=2, num_classes=2, label_embedding_size=1, hidden_size=2,
+                                     exploration=0.0)
+    with torch.no_grad():
+        selector.classifier.weight.copy_(torch.tensor([[1.0, 0.0], [0.0, 1.0]]))
+        selector.classifier.bias.zero_()
+        selector.label_embedding.weight.copy_(torch.tensor([[-2.0], [3.0]]))
+        linear = selector.transformation[0]
+        linear.weight.copy_(torch.tensor([[1.0, 1.0, 1.0]]))
+        linear.bias.zero_()
+    states = torch.tensor([[[1.0, 0.0], [0.0, 2.0], [9.0, 9.0]]])  # the third word is padding
+    label_logits, h0 = selector.introspect(states, torch.tensor([[1.0, 1.0, 0.0]]))
+    # pooled over the real words: (1, 2); class 1 wins; h0 = tanh(1 + 2 + 3), for both directions
+    assert label_logits.tolist() == [[1.0, 2.0]]
+    assert h0.shape == (2, 1, 1) and h0.flatten().tolist() == pytest.approx([math.tanh(6.0)] * 2)
+    # the predicted label's embedding, not the gold one, conditions the generator: flip it, h0 follows
+    with torch.no_grad():
+        selector.classifier.bias.copy_(torch.tensor([5.0, 0.0]))
+    _, h0 = selector.introspect(states, torch.tensor([[1.0, 1.0, 0.0]]))
+    assert h0.flatten().tolist() == pytest.approx([math.tanh(1 + 2 - 2.0)] * 2)
+
+
+def test_introspective_three_player_steps_its_classifier_with_its_own_optimiser(family_tiny_dir):
+    exp = experiment(family_tiny_dir, "three_player", *INTROSPECTIVE)
+    model = exp.model()
+    assert list(model.optimisers()) == ["complement", "predictor", "selector", "introspection"]
+    assert [p.name for p in model.phases()] == ["complement", "predictor", "selector", "introspection"]
+    classifier = snapshot([model.selector.classifier])
+    trainer(1).fit(model, datamodule=exp.datamodule(0))
+    assert not same(classifier, snapshot([model.selector.classifier]))
+    assert {"train/loss/consistency", "train/loss/introspection"} <= set(model.training_values)
+
+
+def test_introspection_needs_the_introspective_selector(family_tiny_dir):
+    with pytest.raises(ValueError, match="selector=introspective"):
+        experiment(family_tiny_dir, "three_player", "model.introspection_terms=[introspection]").model()
