@@ -38,10 +38,22 @@ to each length: ``recurrence: within_length``), a linear head on the max-pooled 
 (``fine_tuning`` False; the experiment config), batch 40 drawn at random (``get_train_batch``: ``bucket: false``),
 exploration 0.05 (the policy's), Adam without weight decay.
 
+The introspective generator (``run_beer_single_aspect_introspection_3players.py``, model
+``HardIntrospection3PlayerClassificationModel`` of the base file) is the selector part ``selector=introspective``
+(:mod:`pyhighlights.components.introspection`: the generator classifies the full text and selects knowing its
+predicted label), with two terms of this model: ``consistency`` (CE of the predictor against the generator's
+predicted label; the predictor's ``e_loss`` is the mean of it and the task CE: ``predictor_terms=[task,consistency]``,
+``losses.task.weight=0.5``) and ``introspection`` (CE of the generator's classifier, ``g_sup_loss``, stepped by a second
+Adam over the generator, ``opt_G_sup`` at lr 1e-3: ``introspection_terms=[introspection]``, ``introspection_lr``);
+``experiment=three_player_introspective_beer_appearance`` sets them. The reference steps that Adam before the
+REINFORCE one on the same forward (``retain_graph=True``); here it steps after it, on a forward of its own (one
+graph cannot be read again after an optimiser changed the parameters it saved).
+
 Options, each a named setting: ``reward=hinge`` (the paper's hinge form, the large-margin loss the model file
 keeps as a TensorFlow comment: the gap term becomes −max(margin − (CE_c − CE), 0) per document, ``margin`` 0.2,
-the script's ``args.margin``, read by no PyTorch code); ``losses.policy.reduction=mean``; ``complement_lr``; ``selector=gumbel`` (a straight-through
-Gumbel sample, read by the policy-gradient term as a draw from softmax(logits)).
+the script's ``args.margin``, read by no PyTorch code); ``losses.policy.reduction=mean``; ``complement_lr``;
+``selector=gumbel`` (a straight-through Gumbel sample, read by the policy-gradient term as a draw from
+softmax(logits)).
 Not an option: a document with nothing kept (or nothing left out) pools to zeros here; the reference max-pools
 its states shifted by −1e6 then.
 """
