@@ -41,11 +41,11 @@ exploration 0.05 (the policy's), Adam without weight decay.
 The introspective generator (``run_beer_single_aspect_introspection_3players.py``, model
 ``HardIntrospection3PlayerClassificationModel`` of the base file) is the selector part ``selector=introspective``
 (:mod:`pyhighlights.components.introspection`: the generator classifies the full text and selects knowing its
-predicted label), with two terms of this model: ``consistency`` (CE of the predictor against the generator's
+predicted label), registered with its terms as ``three_player_introspective`` (the same class), two terms: ``consistency`` (CE of the predictor against the generator's
 predicted label; the predictor's ``e_loss`` is the mean of it and the task CE: ``predictor_terms=[task,consistency]``,
 ``losses.task.weight=0.5``) and ``introspection`` (CE of the generator's classifier, ``g_sup_loss``, stepped by a second
 Adam over the generator, ``opt_G_sup`` at lr 1e-3: ``introspection_terms=[introspection]``, ``introspection_lr``);
-``experiment=three_player_introspective_beer_appearance`` sets them. The reference steps that Adam before the
+``experiment=three_player_introspective_beer_appearance`` is the script's setting. The reference steps that Adam before the
 REINFORCE one on the same forward (``retain_graph=True``); here it steps after it, on a forward of its own (one
 graph cannot be read again after an optimiser changed the parameters it saved).
 
@@ -110,8 +110,7 @@ class ThreePlayerConfig(RNPConfig):
     complement_predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "complement_task": key("loss", "cross_entropy"),
-         "policy": key("loss", "policy_gradient"), "consistency": key("loss", "cross_entropy"),
-         "introspection": key("loss", "cross_entropy")})
+         "policy": key("loss", "policy_gradient")})
     layer_norm: Literal["none", "selector", "both"] = Param(
         "none", description="LayerNorm on encoder states: none (reference), the selector path, or each path its own")
     predictor_lr: float = Param(1e-3, gt=0.0, allow_inf_nan=False,
@@ -143,18 +142,33 @@ class ThreePlayerConfig(RNPConfig):
                                                            "step (selector=introspective); empty = no such step")
     introspection_lr: float = Param(1e-3, gt=0.0, allow_inf_nan=False,
                                     description="learning rate of that step (reference: opt_G_sup, lr 1e-3)")
-    outputs = {"losses": SELECTION_OUTPUTS | {"complement_logits", "reward", "advantage", "selector_label_logits",
-                                              "selector_label"}}
+    outputs = {"losses": SELECTION_OUTPUTS | {"complement_logits", "reward", "advantage"}}
     term_fields = {"complement_terms": "losses", "predictor_terms": "losses", "selector_terms": "losses",
                    "introspection_terms": "losses"}
     defaults = {
         "lr": 1e-4, "encoder_dropout": 0.0, "recurrence": "within_length", "bucket": False,
         "predictor": {"dropout": 0.0}, "complement_predictor": {"dropout": 0.0},
-        # consistency and introspection: the introspective generator's terms, in no step unless named there
-        "losses": {"complement_task": {"logits": "complement_logits"},
-                   "consistency": {"labels": "selector_label", "weight": 0.5},
-                   "introspection": {"logits": "selector_label_logits"}},
+        "losses": {"complement_task": {"logits": "complement_logits"}},
     }
+
+
+class IntrospectiveThreePlayerConfig(ThreePlayerConfig):
+    """``three_player_introspective``: the introspection script's model (``HardIntrospection3PlayerClassificationModel``),
+    the same game with ``selector=introspective`` and its two terms (see the module's docstring)."""
+
+    selector: RegistrationKey = Param(key("selector", "introspective"))
+    losses: dict[str, RegistrationKey] = Param(
+        {"task": key("loss", "cross_entropy"), "complement_task": key("loss", "cross_entropy"),
+         "policy": key("loss", "policy_gradient"), "consistency": key("loss", "cross_entropy"),
+         "introspection": key("loss", "cross_entropy")})
+    predictor_terms: list[str] = Param(["task", "consistency"], description="loss terms of the predictor step "
+                                                                          "(reference: e_loss, the mean of both CEs)")
+    introspection_terms: list[str] = Param(["introspection"], description="loss terms of the generator's "
+                                                                          "classifier step (reference: g_sup_loss)")
+    outputs = {"losses": ThreePlayerConfig.outputs["losses"] | {"selector_label_logits", "selector_label"}}
+    # e_loss = (CE(predict, label) + CE(predict, cls_pred)) / 2; g_sup_loss = CE(cls_pred_logits, label)
+    defaults = {"losses": {"task": {"weight": 0.5}, "consistency": {"labels": "selector_label", "weight": 0.5},
+                           "introspection": {"logits": "selector_label_logits"}}}
 
 
 class ThreePlayer(PhasedTraining, RNP):

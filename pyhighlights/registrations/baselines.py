@@ -18,3 +18,4 @@ register("model", "three_player", three_player.ThreePlayerConfig, three_player.T
 from pyhighlights.components import introspection  # noqa: E402
 
 register("selector", "introspective", introspection.IntrospectiveSelectorConfig, introspection.IntrospectiveSelector)
+register("model", "three_player_introspective", three_player.IntrospectiveThreePlayerConfig, three_player.ThreePlayer)

@@ -111,9 +111,7 @@ def test_each_step_moves_its_own_player(family_tiny_dir):
     assert int(model.rewards_seen) == 2 and float(model.reward_history[1]) != 0.0
 
 
-INTROSPECTIVE = ["model.selector.name=introspective", "model.selector.label_embedding_size=3",
-                 "model.losses.task.weight=0.5", "model.predictor_terms=[task,consistency]",
-                 "model.introspection_terms=[introspection]"]
+INTROSPECTIVE = ["model.selector.label_embedding_size=3"]
 
 
 def test_introspective_generator_starts_from_its_predicted_label():
@@ -142,7 +140,7 @@ def test_introspective_generator_starts_from_its_predicted_label():
 
 
 def test_introspective_three_player_steps_its_classifier_with_its_own_optimiser(family_tiny_dir):
-    exp = experiment(family_tiny_dir, "three_player", *INTROSPECTIVE)
+    exp = experiment(family_tiny_dir, "three_player_introspective", *INTROSPECTIVE)
     model = exp.model()
     assert list(model.optimisers()) == ["complement", "predictor", "selector", "introspection"]
     assert [p.name for p in model.phases()] == ["complement", "predictor", "selector", "introspection"]
@@ -154,4 +152,4 @@ def test_introspective_three_player_steps_its_classifier_with_its_own_optimiser(
 
 def test_introspection_needs_the_introspective_selector(family_tiny_dir):
     with pytest.raises(ValueError, match="selector=introspective"):
-        experiment(family_tiny_dir, "three_player", "model.introspection_terms=[introspection]").model()
+        experiment(family_tiny_dir, "three_player_introspective", "model.selector.name=policy").model()
