@@ -189,6 +189,10 @@ class ThreePlayer(PhasedTraining, RNP):
             raise ValueError("model.introspection_terms trains the generator's classifier, but model.selector "
                              f"({type(self.selector).__name__}) has none; use selector=introspective")
         self.introspection_lr = introspection_lr
+        classes = getattr(getattr(self.selector, "classifier", None), "out_features", self.num_classes)
+        if classes != self.num_classes:
+            raise ValueError(f"model.selector.num_classes is {classes} but the corpus has {self.num_classes} "
+                             f"classes; set model.selector.num_classes={self.num_classes}")
         self.predictor_lr = predictor_lr
         self.complement_lr = predictor_lr if complement_lr is None else complement_lr
         self.reward_kind, self.margin = reward, margin

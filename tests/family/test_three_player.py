@@ -153,3 +153,8 @@ def test_introspective_three_player_steps_its_classifier_with_its_own_optimiser(
 def test_introspection_needs_the_introspective_selector(family_tiny_dir):
     with pytest.raises(ValueError, match="selector=introspective"):
         experiment(family_tiny_dir, "three_player_introspective", "model.selector.name=policy").model()
+
+
+def test_the_generators_classifier_must_have_the_corpus_classes(family_tiny_dir):
+    with pytest.raises(ValueError, match="model.selector.num_classes=2"):
+        experiment(family_tiny_dir, "three_player_introspective", "model.selector.num_classes=3").model()
