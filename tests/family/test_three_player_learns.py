@@ -24,8 +24,9 @@ SETTINGS = ("layout=packed", "backbone.hidden_size=64", "embeddings.dim=64", "tr
             "model.lr=0.003", "model.predictor_lr=0.01", "model.selector.exploration=0",
             "model.count_tokens=8", "model.count_pieces=2")
 EPOCHS = 8
-# observed over seeds 0-4 (this machine, torch CPU): accuracy RANGE_ACC, highlight F1 RANGE_F1
-MIN_ACCURACY, MIN_F1 = 0.0, 0.0
+# observed over seeds 0-4 (this machine, torch CPU, 50-59 CPU-s a seed): accuracy 0.964-1.000 (0.970, 0.994, 0.964,
+# 1.000, 0.976), highlight F1 0.381-0.417 (0.381, 0.381, 0.405, 0.387, 0.417), selection rate 0.09-0.20
+MIN_ACCURACY, MIN_F1 = 0.9, 0.3
 
 
 @pytest.mark.slow
