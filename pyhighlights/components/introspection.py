@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from pyhighlights.components.policy import PolicySelector, PolicySelectorConfig, policy_log_probs, policy_mask
+from pyhighlights.components.policy import PolicySelector, PolicySelectorConfig
 from pyhighlights.components.selectors import Selection
 from pyhighlights.registry import Param
 
@@ -79,7 +79,5 @@ class IntrospectiveSelector(PolicySelector):
 
     def forward(self, word_states, word_mask):
         label_logits, h0 = self.introspect(word_states, word_mask)
-        scores = self.scorer(self.generate(word_states, word_mask, h0))
-        log_probs = policy_log_probs(scores, word_mask, self.exploration)
-        mask = policy_mask(log_probs, self.training) * word_mask.to(log_probs.dtype)
+        log_probs, mask = self.policy(self.scorer(self.generate(word_states, word_mask, h0)), word_mask)
         return Selection(logits=log_probs, mask=mask, label_logits=label_logits)

@@ -74,9 +74,13 @@ class PolicySelector(Selector):
     def scores(self, word_states: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
         return self.scorer(self.dropout(word_states))
 
+    def policy(self, scores: torch.Tensor, word_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(log-probabilities of the mixed policy, the mask drawn from it, zero on padding)."""
+        log_probs = policy_log_probs(scores, word_mask, self.exploration)
+        return log_probs, policy_mask(log_probs, self.training) * word_mask.to(log_probs.dtype)
+
     def forward(self, word_states, word_mask):
-        log_probs = policy_log_probs(self.scores(word_states, word_mask), word_mask, self.exploration)
-        mask = policy_mask(log_probs, self.training) * word_mask.to(log_probs.dtype)
+        log_probs, mask = self.policy(self.scores(word_states, word_mask), word_mask)
         return Selection(logits=log_probs, mask=mask)
 
 

@@ -43,9 +43,11 @@ MODELS = {
     "n2r": [],
     "a2r": [],
     "three_player": [],
+    "three_player_introspective": [],
 }
 # 3PLAYER has no sparsity term (its reward counts kept words): the others' settings without it
-OWN_COMMON = {"three_player": ("backbone.dropout=0", "model.selector.dropout=0", "model.lr=0.001")}
+OWN_COMMON = {name: ("backbone.dropout=0", "model.selector.dropout=0", "model.lr=0.001")
+              for name in ("three_player", "three_player_introspective")}
 EPOCHS = {"dar": 2}  # one pre-training epoch, one rationaliser epoch
 
 
