@@ -41,13 +41,16 @@ exploration 0.05 (the policy's), Adam without weight decay.
 The introspective generator (``run_beer_single_aspect_introspection_3players.py``, model
 ``HardIntrospection3PlayerClassificationModel`` of the base file) is the selector part ``selector=introspective``
 (:mod:`pyhighlights.components.introspection`: the generator classifies the full text and selects knowing its
-predicted label), registered with its terms as ``three_player_introspective`` (the same class), two terms: ``consistency`` (CE of the predictor against the generator's
-predicted label; the predictor's ``e_loss`` is the mean of it and the task CE: ``predictor_terms=[task,consistency]``,
-``losses.task.weight=0.5``) and ``introspection`` (CE of the generator's classifier, ``g_sup_loss``, stepped by a second
-Adam over the generator, ``opt_G_sup`` at lr 1e-3: ``introspection_terms=[introspection]``, ``introspection_lr``);
-``experiment=three_player_introspective_beer_appearance`` is the script's setting. The reference steps that Adam before the
-REINFORCE one on the same forward (``retain_graph=True``); here it steps after it, on a forward of its own (one
-graph cannot be read again after an optimiser changed the parameters it saved).
+predicted label), registered with its terms as ``three_player_introspective`` (the same class), two terms:
+``consistency`` (CE of the predictor against the generator's predicted label; the predictor's ``e_loss`` is the mean
+of it and the task CE: ``predictor_terms=[task,consistency]``, ``losses.task.weight=0.5``) and ``introspection`` (CE
+of the generator's classifier, ``g_sup_loss``, stepped by a second Adam over the generator, ``opt_G_sup`` at lr
+1e-3: ``introspection_terms=[introspection]``, ``introspection_lr``);
+``experiment=three_player_introspective_beer_appearance`` is the script's setting. The part reads the selector
+encoder's states, which serve as both the reference's classifier encoder and its generator's input (see that
+module). The reference steps that Adam before the REINFORCE one on the same forward (``retain_graph=True``); here it
+steps after it, on a forward of its own (one graph cannot be read again after an optimiser changed the parameters it
+saved).
 
 Options, each a named setting: ``reward=hinge`` (the paper's hinge form, the large-margin loss the model file
 keeps as a TensorFlow comment: the gap term becomes −max(margin − (CE_c − CE), 0) per document, ``margin`` 0.2,
