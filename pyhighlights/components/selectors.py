@@ -27,6 +27,7 @@ class Selection:
     logits: torch.Tensor  # [B, W, 2]
     mask: torch.Tensor  # [B, W] in {0, 1}, float, carries straight-through gradients in training
     raw_mask: torch.Tensor | None = None  # the sample before padding is removed (None: same as mask)
+    label_logits: torch.Tensor | None = None  # [B, C]: a selector that also classifies the text (introspection)
 
     @property
     def keep_logit(self) -> torch.Tensor:

@@ -7,3 +7,15 @@ register("loss", "symmetric_kl", agreement.TwoSidedConfig, agreement.SymmetricKL
 register("loss", "two_sided_js", agreement.TwoSidedConfig, agreement.TwoSidedJSDTerm)
 
 register("model", "a2r", a2r.A2RConfig, a2r.A2R)
+
+from pyhighlights.components import policy  # noqa: E402
+from pyhighlights.models import three_player  # noqa: E402
+
+register("selector", "policy", policy.PolicySelectorConfig, policy.PolicySelector)
+register("loss", "policy_gradient", policy.PolicyGradientConfig, policy.PolicyGradientTerm)
+register("model", "three_player", three_player.ThreePlayerConfig, three_player.ThreePlayer)
+
+from pyhighlights.components import introspection  # noqa: E402
+
+register("selector", "introspective", introspection.IntrospectiveSelectorConfig, introspection.IntrospectiveSelector)
+register("model", "three_player_introspective", three_player.IntrospectiveThreePlayerConfig, three_player.ThreePlayer)

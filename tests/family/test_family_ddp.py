@@ -25,7 +25,7 @@ import torch
 from family_helpers import overrides, straight_through_deterministic
 from forked_ranks import free_port, run_ranks
 
-from pyhighlights.components import selectors
+from pyhighlights.components import policy, selectors
 from pyhighlights.config.compose import compose_config
 from pyhighlights.testing import fixed_rank_loader
 from pyhighlights.training.run import Experiment, resolve_specs
@@ -41,7 +41,12 @@ MODELS = {
     "dar": ["model.auxiliary_epochs=1", "model.auxiliary_predictor.dropout=0"],
     "n2r": [],
     "a2r": [],
+    "three_player": [],
+    "three_player_introspective": [],
 }
+# 3PLAYER has no sparsity term (its reward counts kept words): the others' settings without it
+OWN_COMMON = {name: ("backbone.dropout=0", "model.selector.dropout=0", "model.lr=0.001")
+              for name in ("three_player", "three_player_introspective")}
 EPOCHS = {"dar": 2}  # one pre-training epoch, one rationaliser epoch
 
 
@@ -54,7 +59,7 @@ class FixedBatches(pl.LightningDataModule):
 
 
 def specs(data_dir: str) -> dict:
-    return {name: resolve_specs(compose_config(overrides(data_dir, name, *COMMON, *extra)))
+    return {name: resolve_specs(compose_config(overrides(data_dir, name, *OWN_COMMON.get(name, COMMON), *extra)))
             for name, extra in MODELS.items()}
 
 
@@ -69,6 +74,9 @@ def train(name, run_specs, **strategy) -> dict[str, torch.Tensor]:
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
+saved_policy_mask = policy.policy_mask
+
+
 class TolerantAdam(torch.optim.Adam):
     def __init__(self, params, **kwargs):
         super().__init__(params, **{**kwargs, "eps": 1e-4})
@@ -76,14 +84,19 @@ class TolerantAdam(torch.optim.Adam):
 
 def deterministic() -> tuple:
     """Patch (in this process) the Gumbel sample and Adam; return what to restore."""
-    saved = (selectors.hard_gumbel_mask, torch.optim.Adam)
+    saved = (selectors.hard_gumbel_mask, torch.optim.Adam, policy.policy_mask)
     selectors.hard_gumbel_mask = straight_through_deterministic
     torch.optim.Adam = TolerantAdam
+    policy.policy_mask = policy_mode  # 3PLAYER's policy: its most probable choice instead of a draw
     return saved
 
 
+def policy_mode(log_probs, training):
+    return saved_policy_mask(log_probs, False)
+
+
 def restore(saved: tuple) -> None:
-    selectors.hard_gumbel_mask, torch.optim.Adam = saved
+    selectors.hard_gumbel_mask, torch.optim.Adam, policy.policy_mask = saved
 
 
 def worker(rank: int, port: int, out: str, all_specs: dict) -> None:
