@@ -196,14 +196,18 @@ class RecurrentIntegratedGradients:
 
         return (reverse_all if self.backbone.recurrence == "padded" else reverse_within_length)(x, lengths)
 
-    def _inputs(self, embeddings, keep, fields):
-        """The stock backbone's states on the unscaled input, and the recurrence's input u = c ⊙ emb [B, T, E]."""
+    def _inputs(self, embeddings, keep, fields, stock: bool = True):
+        """The model's output and the stock backbone's states on the unscaled input (None, None when not
+        ``stock``: the model's code runs only up to the backbone, whose GRU is then skipped), the
+        recurrence's input u = c ⊙ emb [B, T, E] and the padding mask."""
         from pyhighlights.components.backbones.recurrent import RecurrentBackbone
 
         captured = {}
 
         def capture(input_ids, attention_mask, keep=None):
             captured.update(attention_mask=attention_mask, keep=keep)
+            if not stock:  # what the backbone is called with is all that is wanted here
+                return embeddings.new_zeros(*input_ids.shape, self.backbone.output_size)
             captured["states"] = RecurrentBackbone.forward(self.backbone, input_ids, attention_mask, keep)
             return captured["states"]
 
@@ -214,7 +218,7 @@ class RecurrentIntegratedGradients:
         inputs = embeddings * real if self.backbone.recurrence == "padded" else embeddings
         if captured["keep"] is not None:
             inputs = inputs * captured["keep"].unsqueeze(-1)
-        return full, captured["states"], inputs, mask
+        return (full if stock else None), captured.get("states"), inputs, mask
 
     def _states(self, projected, mask, alphas) -> torch.Tensor:
         """Backbone states [S·B, T, H'] (before its norm) at the scaled inputs α_s·x, step-major rows.
@@ -255,10 +259,12 @@ class RecurrentIntegratedGradients:
         return scores
 
     @torch.no_grad()
-    def attribute(self, embeddings, target, keep, fields):
+    def attribute(self, embeddings, target, keep, fields, with_delta: bool = True):
+        """``with_delta=False``: the scores and None; the model's forward passes at the input and at the
+        baseline, which only the delta needs, are skipped (after the first call's check)."""
         embeddings = embeddings.detach()
         target = torch.as_tensor(target, device=embeddings.device).reshape(-1).expand(embeddings.shape[0])
-        full, stock, inputs, mask = self._inputs(embeddings, keep, fields)
+        full, stock, inputs, mask = self._inputs(embeddings, keep, fields, stock=with_delta or not self.checked)
         lengths = mask.sum(dim=1)
         # the backward direction reads each document reversed: its projection is reversed once here
         projected = [direction.project(self._reverse(inputs, lengths) if index else inputs)
@@ -275,6 +281,8 @@ class RecurrentIntegratedGradients:
             part = slice(start, start + per_chunk)
             scores = scores + self._chunk_scores(projected, mask, keep, fields, target, self.alphas[part],
                                                  self.weights[part])
+        if not with_delta:
+            return scores, None
         baseline = self.forward.embeddings(torch.zeros_like(embeddings), keep, *fields)
         change = (full - baseline).gather(1, target.view(-1, 1)).squeeze(1)
         return scores, scores.sum(dim=1) - change
