@@ -7,3 +7,8 @@ register("loss", "symmetric_kl", agreement.TwoSidedConfig, agreement.SymmetricKL
 register("loss", "two_sided_js", agreement.TwoSidedConfig, agreement.TwoSidedJSDTerm)
 
 register("model", "a2r", a2r.A2RConfig, a2r.A2R)
+
+from pyhighlights.models import nir  # noqa: E402
+
+register("loss", "mixture_kl", agreement.TwoSidedConfig, agreement.MixtureKLTerm)
+register("model", "nir", nir.NIRConfig, nir.NIR)
