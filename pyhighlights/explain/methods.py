@@ -119,7 +119,8 @@ class IntegratedGradientsConfig(GradientConfig):
                              pattern="^(gausslegendre|riemann_left|riemann_right|riemann_middle|riemann_trapezoid)$",
                              description="captum's approximation method")
     internal_batch_size: int | None = Param(None, ge=1,
-                                            description="examples per forward pass; null = all steps at once")
+                                            description="examples per forward pass; null = all steps at once "
+                                                        "(the GRU shortcut: about 160 rows a pass)")
     recurrent_shortcut: bool = Param(True, description="a one-layer GRU backbone: the steps through the linear "
                                                        "input projection (same numbers, see recurrent_ig); "
                                                        "false = captum throughout")

@@ -37,7 +37,8 @@ def _check_word_level_predictions(run_dir: Path, documents: dict[str, int]) -> N
 
 @pytest.mark.parametrize("model", [["model=rnp", "model.encoder_lr=1e-4"],
                                    ["model=grat", "model.pretrain_epochs=0", "backbone.frozen=true"],
-                                   ["model=n2r"], ["model=a2r"]])
+                                   ["model=n2r"], ["model=a2r"],
+                                   ["model=nir"]])
 def test_spp_models_train_on_subwords_and_select_words(tmp_path: Path, tiny_bert: Path, model: list[str]) -> None:
     metrics, run_dir = _run(tmp_path, ["dataset=hotel", f"dataset.data_dir={HOTEL}", "backbone=transformer",
                                        f"backbone.path={tiny_bert}", *model])
