@@ -23,6 +23,10 @@ samples, max sensitivity 3 samples) and score them the same way:
   convergence delta and its two forward passes, and the full input's
   probabilities computed once per batch.
 
+Measured (README, "Throughput"): IG alone on 32 documents 3.1 -> 2.6 CPU s
+from the recurrence's per-step gates; the whole explain.py command 162.6 s
+(before) against 158.0 s user CPU (now) side by side on a machine at load 10.
+
 The two batched paths run within :func:`~pyhighlights.explain.heap.heap_kept`,
 as explain.py runs them; the first path runs as the first explain.py did.
 
