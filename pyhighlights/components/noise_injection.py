@@ -118,8 +118,13 @@ class NoiseInjection(nn.Module):
         return torch.where(chosen, drawn, input_ids)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, word_ids: torch.Tensor,
-                selected_words: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        """Noisy ``input_ids`` for the tokens of the selected words ``selected_words`` [B, W] (0/1)."""
+                selected_words: torch.Tensor, seeds: list[int]) -> torch.Tensor:
+        """Noisy ``input_ids`` for the tokens of the selected words ``selected_words`` [B, W] (0/1).
+
+        Row b's draws come from its own generator seeded by ``seeds[b]``, so a document's noise does not
+        depend on which documents share its batch or its process (one process and two agree)."""
         selected = words_to_tokens(selected_words.detach().to(torch.float32), word_ids) > 0.5
-        draws = torch.rand((2, *input_ids.shape), generator=generator, device=input_ids.device)
+        width = input_ids.shape[1]
+        draws = torch.stack([torch.rand(2, width, generator=torch.Generator().manual_seed(seed)) for seed in seeds],
+                            dim=1).to(input_ids.device)
         return self.replace(input_ids, attention_mask, selected, draws[0], draws[1])

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import torch
 from cinnamon.registry import RegistrationKey
 
 from pyhighlights.components.noise_injection import NoiseInjection
@@ -73,19 +74,37 @@ class NIR(A2R):
         self.noise_p = noise_p
         self.noise = NoiseInjection(vocabulary_size(self.predictor_encoder), noise_p)
 
-    def on_fit_start(self):
-        super().on_fit_start()
+    def on_train_start(self):
+        super().on_train_start()
         if not bool(self.noise.fitted):  # a resumed run has them from its checkpoint
-            data = getattr(self.trainer, "datamodule", None)
-            if data is None or not hasattr(data, "datasets"):
-                raise RuntimeError("nir: noise injection needs the training split's TF-IDF statistics; train "
-                                   "with the framework's data module (trainer.fit(model, datamodule=...))")
+            self.noise.fit(self.training_documents())
+
+    def training_documents(self) -> list[list[int]]:
+        """Token ids of every training document: the data module's encoded split, else the documents of the
+        training loader's batches, gathered from every process (each reads its own share)."""
+        data = getattr(self.trainer, "datamodule", None)
+        if data is not None and hasattr(data, "datasets"):
             data.setup()
-            self.noise.fit(example.input_ids.tolist() for example in data.datasets["train"].examples)
+            return [example.input_ids.tolist() for example in data.datasets["train"].examples]
+        documents = [row[mask > 0].tolist() for batch in self.trainer.train_dataloader
+                     for row, mask in zip(batch.input_ids, batch.attention_mask)]
+        if self.trainer.world_size > 1:
+            import torch.distributed as dist
+
+            shares = [None] * self.trainer.world_size
+            dist.all_gather_object(shares, documents)
+            documents = [document for share in shares for document in share]
+        return documents
+
+    def noise_seeds(self, batch) -> list[int]:
+        """One seed per document from the run's seed, the batches trained so far and the document's index."""
+        base = torch.initial_seed() * 1_000_003 + int(self.batches_seen)
+        return [(base * 1_000_003 + sample) % (2 ** 63) for sample in batch.sample_ids.tolist()]
 
     def read(self, batch, selection):
         if self.training and self.noise_p > 0:
-            noisy = self.noise(batch.input_ids, batch.attention_mask, batch.word_ids, selection.mask)
+            noisy = self.noise(batch.input_ids, batch.attention_mask, batch.word_ids, selection.mask,
+                               self.noise_seeds(batch))
             logits = self.predict(replace(batch, input_ids=noisy), selection.mask)
         else:
             logits = self.predict(batch, selection.mask)

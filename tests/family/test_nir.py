@@ -75,3 +75,17 @@ def test_noise_reaches_only_the_hard_predictor_in_training(family_tiny_dir):
     model.eval()
     model.read(batch, selection)
     assert torch.equal(seen[-1], batch.input_ids)  # evaluation reads the words as they are
+
+
+def test_a_documents_noise_depends_on_its_seed_not_its_batch():
+    noise = NoiseInjection(4, noise_p=1.0)
+    noise.fit([[0, 1], [0, 2, 2], [1, 3]])
+    ids = torch.tensor([[0, 2, 2, 1], [3, 1, 0, 0]])
+    mask = torch.tensor([[1, 1, 1, 1], [1, 1, 1, 0]])
+    word_ids = torch.tensor([[0, 1, 2, 3], [0, 1, 2, -1]])
+    words = torch.ones(2, 4)
+    together = noise(ids, mask, word_ids, words, [11, 12])
+    for row, seed in ((0, 11), (1, 12)):
+        alone = noise(ids[row:row + 1], mask[row:row + 1], word_ids[row:row + 1], words[row:row + 1], [seed])
+        assert torch.equal(alone[0], together[row])
+    assert together[1, 3] == 0  # padding is never replaced
