@@ -124,7 +124,10 @@ class NoiseInjection(nn.Module):
         Row b's draws come from its own generator seeded by ``seeds[b]``, so a document's noise does not
         depend on which documents share its batch or its process (one process and two agree)."""
         selected = words_to_tokens(selected_words.detach().to(torch.float32), word_ids) > 0.5
-        width = input_ids.shape[1]
-        draws = torch.stack([torch.rand(2, width, generator=torch.Generator().manual_seed(seed)) for seed in seeds],
-                            dim=1).to(input_ids.device)
+        draws = torch.ones((2, *input_ids.shape))  # padding: never replaced
+        for row, (seed, length) in enumerate(zip(seeds, (attention_mask > 0).sum(dim=1).tolist())):
+            # the document's real tokens are its first ``length``: draws that do not depend on the padded width
+            generator = torch.Generator().manual_seed(seed)
+            draws[:, row, :length] = torch.rand(2, length, generator=generator)
+        draws = draws.to(input_ids.device)
         return self.replace(input_ids, attention_mask, selected, draws[0], draws[1])

@@ -86,6 +86,8 @@ def test_a_documents_noise_depends_on_its_seed_not_its_batch():
     words = torch.ones(2, 4)
     together = noise(ids, mask, word_ids, words, [11, 12])
     for row, seed in ((0, 11), (1, 12)):
-        alone = noise(ids[row:row + 1], mask[row:row + 1], word_ids[row:row + 1], words[row:row + 1], [seed])
-        assert torch.equal(alone[0], together[row])
+        n = int(mask[row].sum())  # alone, without the batch's padding
+        alone = noise(ids[row:row + 1, :n], mask[row:row + 1, :n], word_ids[row:row + 1, :n],
+                      words[row:row + 1, :n], [seed])
+        assert torch.equal(alone[0], together[row, :n])
     assert together[1, 3] == 0  # padding is never replaced
