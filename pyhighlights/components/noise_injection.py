@@ -18,7 +18,10 @@ paper's Sec. 3). Both probabilities come from TF-IDF over the training documents
 
 A selected token is replaced when its uniform draw u < p_i (the reference: ``rng.binomial(1, p)``), and its
 replacement is the vocabulary's inverse CDF at a second uniform (``rng.choice(vocab, p=scores)``, which is
-``cdf.searchsorted(u, side="right")`` on the normalised cumulative sum). Statistics are over the model's
+``cdf.searchsorted(u, side="right")`` on the normalised cumulative sum). Each document draws its uniforms
+from its own generator (the caller gives one seed per document), over its real tokens only, so its noise
+does not depend on its batch, its padding or the number of processes (numpy's stream is not reproduced: the
+law is). Statistics are over the model's
 token ids: words for a word-level encoder, as the reference's whitespace words; word pieces for a subword
 encoder (the reference replaces whole words and re-tokenises, which a padded batch cannot do in place).
 Two departures, each where the reference has no answer: a document whose scores are all equal has
