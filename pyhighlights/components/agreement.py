@@ -59,9 +59,15 @@ class MixtureKLTerm(LossTerm):
     """½KL(M‖P) + ½KL(M‖Q), P = softmax(p), Q = softmax(q), M = ½(P+Q), **summed** over the batch; gradients
     into both. The noise-injection reference's ``js_div``, its proximity term (Storek et al., ACL 2023;
     adamstorek/noise_injection, ``model/models.py``): ``F.kl_div(X.log(), M, reduction='sum')`` is KL(M‖X),
-    the mixture first, so this is the Jensen-Shannon divergence with each KL's arguments swapped."""
+    the mixture first, so this is the Jensen-Shannon divergence with each KL's arguments swapped.
+
+    A sum over the batch is a sum over the *global* batch: under DDP each process's sum is scaled by the number
+    of processes, since DDP averages the gradients (without it, two processes would halve the term's weight)."""
 
     roles = TwoSidedConfig.roles
 
     def value(self, inputs):
-        return mixture_kl(torch.softmax(inputs["p"], dim=-1), torch.softmax(inputs["q"], dim=-1)).sum()
+        import torch.distributed as dist
+
+        processes = dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+        return processes * mixture_kl(torch.softmax(inputs["p"], dim=-1), torch.softmax(inputs["q"], dim=-1)).sum()
