@@ -17,7 +17,15 @@ samples, max sensitivity 3 samples) and score them the same way:
   scores already computed (``method.recurrent_shortcut=false``);
 - **batched, GRU shortcut**: explain.py's path now; for a one-layer GRU
   backbone the steps go through the linear input projection
-  (:mod:`pyhighlights.explain.recurrent_ig`).
+  (:mod:`pyhighlights.explain.recurrent_ig`: input gates built one time step
+  at a time, the backward summing over the integration steps as it goes,
+  about 160 rows a pass), the max-sensitivity perturbations without the
+  convergence delta and its two forward passes, and the full input's
+  probabilities computed once per batch.
+
+Measured (README, "Throughput"): IG alone on 32 documents 3.1 -> 2.6 CPU s
+from the recurrence's per-step gates; the whole explain.py command 162.6 s
+(before) against 158.0 s user CPU (now) side by side on a machine at load 10.
 
 The two batched paths run within :func:`~pyhighlights.explain.heap.heap_kept`,
 as explain.py runs them; the first path runs as the first explain.py did.

@@ -47,3 +47,27 @@ class TwoSidedJSDTerm(LossTerm):
 
     def value(self, inputs):
         return jensen_shannon(torch.softmax(inputs["p"], dim=-1), torch.softmax(inputs["q"], dim=-1)).mean()
+
+
+def mixture_kl(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """½KL(M‖P) + ½KL(M‖Q) per row, M = ½(P+Q), natural log, from probabilities."""
+    m = 0.5 * (p + q)
+    return 0.5 * ((m * (m.log() - p.log())).sum(-1) + (m * (m.log() - q.log())).sum(-1))
+
+
+class MixtureKLTerm(LossTerm):
+    """½KL(M‖P) + ½KL(M‖Q), P = softmax(p), Q = softmax(q), M = ½(P+Q), **summed** over the batch; gradients
+    into both. The noise-injection reference's ``js_div``, its proximity term (Storek et al., ACL 2023;
+    adamstorek/noise_injection, ``model/models.py``): ``F.kl_div(X.log(), M, reduction='sum')`` is KL(M‖X),
+    the mixture first, so this is the Jensen-Shannon divergence with each KL's arguments swapped.
+
+    A sum over the batch is a sum over the *global* batch: under DDP each process's sum is scaled by the number
+    of processes, since DDP averages the gradients (without it, two processes would halve the term's weight)."""
+
+    roles = TwoSidedConfig.roles
+
+    def value(self, inputs):
+        import torch.distributed as dist
+
+        processes = dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+        return processes * mixture_kl(torch.softmax(inputs["p"], dim=-1), torch.softmax(inputs["q"], dim=-1)).sum()

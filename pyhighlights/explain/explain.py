@@ -76,14 +76,17 @@ def explain_batch(method: Attribution, model, batch, rate: float, state: Explana
     attribution = method(keep, fields, target)
     scores = attribution.scores.detach()
     selection = top_k_selection(scores, batch.word_mask, rate)
-    state.scores.update(batch, selection, scores, logits, model_probabilities(model, batch))
+    state.scores.update(batch, selection, scores, logits, full_input_known(model_probabilities(model, batch),
+                                                                           batch.word_mask, logits))
     if attribution.delta is not None:
         state.delta.append(attribution.delta.detach().abs().reshape(-1))
     if infidelity_samples:
         state.infidelity.append(word_infidelity(method.forward, keep, fields, scores, target, batch.sample_ids,
-                                                seed, n_samples=infidelity_samples, drop=infidelity_drop))
+                                                seed, n_samples=infidelity_samples, drop=infidelity_drop,
+                                                full=method.forward.finish(logits)))
     if sensitivity_samples:
-        explain = lambda k, f, t: method(k, f, t).scores.detach()  # noqa: E731
+        # only the scores of the perturbed inputs are compared: no convergence delta for them
+        explain = lambda k, f, t: method(k, f, t, with_delta=False).scores.detach()  # noqa: E731
         state.sensitivity.append(word_sensitivity(explain, keep, fields, target, scores, batch.sample_ids, seed,
                                                   n_samples=sensitivity_samples, radius=sensitivity_radius))
     for row, sample in enumerate(batch.sample_ids.tolist()):
@@ -97,6 +100,17 @@ def explain_batch(method: Attribution, model, batch, rate: float, state: Explana
             "highlight": None if bool((human < 0).all()) else torch.nonzero(human == 1).flatten().tolist(),
             "highlight_spans": batch.spans_of(row),
         })
+
+
+def full_input_known(prob_fn, word_mask: torch.Tensor, logits: torch.Tensor):
+    """``prob_fn`` that answers the full input (``word_mask`` itself, as the scores ask for it) with
+    ``softmax(logits)``, the logits of that same input computed once already, instead of a forward pass."""
+    known = torch.softmax(logits.float(), dim=-1)
+
+    def probabilities(keep_words: torch.Tensor) -> torch.Tensor:
+        return known if keep_words is word_mask else prob_fn(keep_words)
+
+    return probabilities
 
 
 class ProgressLines:

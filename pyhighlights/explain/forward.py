@@ -88,13 +88,14 @@ class CaptumForward:
         self.model = model
         self.output = output
 
-    def _finish(self, logits: torch.Tensor) -> torch.Tensor:
+    def finish(self, logits: torch.Tensor) -> torch.Tensor:
+        """The attributed output from the model's logits."""
         return torch.softmax(logits, dim=-1) if self.output == "probability" else logits
 
     def presence(self, keep, input_ids, attention_mask, word_ids, word_mask) -> torch.Tensor:
         """Outputs [B, C] with word ``w`` scaled by ``keep[:, w]`` (0 = removed)."""
         batch = rebuild(input_ids, attention_mask, word_ids, word_mask)
-        return self._finish(self.model.predict(batch, keep * word_mask.to(keep.dtype)))
+        return self.finish(self.model.predict(batch, keep * word_mask.to(keep.dtype)))
 
     def embeddings(self, embeddings, keep, input_ids, attention_mask, word_ids, word_mask) -> torch.Tensor:
         """Outputs [B, C] computed from the given input ``embeddings`` [B, T, E] instead of the lookup."""

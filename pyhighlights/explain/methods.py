@@ -78,8 +78,10 @@ class Attribution:
         self.params = params
 
     @abstractmethod
-    def __call__(self, keep: torch.Tensor, fields: tuple[torch.Tensor, ...], target: torch.Tensor) -> WordAttribution:
-        """Per-word scores [B, W] of class ``target`` for the documents ``fields`` with words ``keep``."""
+    def __call__(self, keep: torch.Tensor, fields: tuple[torch.Tensor, ...], target: torch.Tensor, *,
+                 with_delta: bool = True) -> WordAttribution:
+        """Per-word scores [B, W] of class ``target`` for the documents ``fields`` with words ``keep``;
+        ``with_delta=False``: the scores alone (IG then skips the forward passes its delta needs)."""
 
 
 # --- gradient methods on input embeddings -------------------------------------------------
@@ -88,22 +90,24 @@ class GradientConfig(Configuration):
 
 
 class GradientAttribution(Attribution):
-    def token_attributions(self, embeddings, target, arguments) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def token_attributions(self, embeddings, target, arguments, with_delta: bool = True
+                           ) -> tuple[torch.Tensor, torch.Tensor | None]:
         raise NotImplementedError
 
-    def token_scores(self, embeddings, target, arguments) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def token_scores(self, embeddings, target, arguments, with_delta: bool = True
+                     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Token scores [B, T], the attributions summed over the embedding dimensions, and the delta."""
         if self.backend == "tdhook":
             attributions, delta = tdhook_attributions(self.name, self.forward, embeddings, target, arguments,
                                                       self.params)
         else:
-            attributions, delta = self.token_attributions(embeddings, target, arguments)
+            attributions, delta = self.token_attributions(embeddings, target, arguments, with_delta)
         return attributions.sum(dim=-1), delta
 
-    def __call__(self, keep, fields, target):
+    def __call__(self, keep, fields, target, *, with_delta=True):
         input_ids, _, word_ids, word_mask = fields
         embeddings = self.forward.input_embeddings(input_ids).requires_grad_()
-        per_token, delta = self.token_scores(embeddings, target, (keep, *fields))
+        per_token, delta = self.token_scores(embeddings, target, (keep, *fields), with_delta)
         words = tokens_to_words_sum(per_token, word_ids, word_mask.shape[1])
         delta = delta.detach() if delta is not None else None
         return WordAttribution((words * word_mask.to(words.dtype)).detach(), delta)
@@ -115,7 +119,8 @@ class IntegratedGradientsConfig(GradientConfig):
                              pattern="^(gausslegendre|riemann_left|riemann_right|riemann_middle|riemann_trapezoid)$",
                              description="captum's approximation method")
     internal_batch_size: int | None = Param(None, ge=1,
-                                            description="examples per forward pass; null = all steps at once")
+                                            description="examples per forward pass; null = all steps at once "
+                                                        "(the GRU shortcut: about 160 rows a pass)")
     recurrent_shortcut: bool = Param(True, description="a one-layer GRU backbone: the steps through the linear "
                                                        "input projection (same numbers, see recurrent_ig); "
                                                        "false = captum throughout")
@@ -125,19 +130,19 @@ class IntegratedGradientsMethod(GradientAttribution):
     name = "integrated_gradients"
     has_delta = True
 
-    def token_scores(self, embeddings, target, arguments):
+    def token_scores(self, embeddings, target, arguments, with_delta=True):
         if self.backend == "captum" and self.params["recurrent_shortcut"]:
             shortcut = self._shortcut()
             if shortcut is not None:
                 keep, *fields = arguments
-                scored = shortcut.attribute(embeddings, target, keep, tuple(fields))
+                scored = shortcut.attribute(embeddings, target, keep, tuple(fields), with_delta=with_delta)
                 if scored is not None:
                     return scored
                 if not self._warned:
                     log.warning("integrated_gradients: the recurrent shortcut disagrees with the backbone's own "
                                 "forward; captum computes these attributions instead")
                     self._warned = True
-        return super().token_scores(embeddings, target, arguments)
+        return super().token_scores(embeddings, target, arguments, with_delta)
 
     _warned = False
 
@@ -151,21 +156,22 @@ class IntegratedGradientsMethod(GradientAttribution):
                                if supported(self.forward.model) else None)
         return self._recurrent
 
-    def token_attributions(self, embeddings, target, arguments):
+    def token_attributions(self, embeddings, target, arguments, with_delta=True):
         from captum.attr import IntegratedGradients
 
         method = IntegratedGradients(self.forward.embeddings)
-        return method.attribute(embeddings, baselines=torch.zeros_like(embeddings), target=target,
-                                additional_forward_args=arguments, n_steps=self.params["n_steps"],
-                                method=self.params["integration"],
-                                internal_batch_size=self.params["internal_batch_size"],
-                                return_convergence_delta=True)
+        result = method.attribute(embeddings, baselines=torch.zeros_like(embeddings), target=target,
+                                  additional_forward_args=arguments, n_steps=self.params["n_steps"],
+                                  method=self.params["integration"],
+                                  internal_batch_size=self.params["internal_batch_size"],
+                                  return_convergence_delta=with_delta)
+        return result if with_delta else (result, None)
 
 
 class SaliencyMethod(GradientAttribution):
     name = "saliency"
 
-    def token_attributions(self, embeddings, target, arguments):
+    def token_attributions(self, embeddings, target, arguments, with_delta=True):
         from captum.attr import Saliency
 
         return Saliency(self.forward.embeddings).attribute(embeddings, target=target, abs=True,
@@ -175,7 +181,7 @@ class SaliencyMethod(GradientAttribution):
 class InputXGradientMethod(GradientAttribution):
     name = "input_x_gradient"
 
-    def token_attributions(self, embeddings, target, arguments):
+    def token_attributions(self, embeddings, target, arguments, with_delta=True):
         from captum.attr import InputXGradient
 
         return InputXGradient(self.forward.embeddings).attribute(embeddings, target=target,
@@ -192,7 +198,7 @@ class PerturbationAttribution(Attribution):
     def word_attributions(self, keep, fields, target) -> torch.Tensor:
         raise NotImplementedError
 
-    def __call__(self, keep, fields, target):
+    def __call__(self, keep, fields, target, *, with_delta=True):
         scores = self.word_attributions(keep, fields, target)
         return WordAttribution((scores * fields[3].to(scores.dtype)).detach())
 

@@ -55,15 +55,17 @@ def _output(forward: CaptumForward, keep: torch.Tensor, fields: tuple, target: t
 
 def word_infidelity(forward: CaptumForward, keep: torch.Tensor, fields: tuple, scores: torch.Tensor,
                     target: torch.Tensor, sample_ids: torch.Tensor, seed: int = 0, n_samples: int = 10,
-                    drop: float = 0.25) -> torch.Tensor:
-    """Normalised infidelity [B] of ``scores`` [B, W]; all perturbations in one forward pass."""
+                    drop: float = 0.25, full: torch.Tensor | None = None) -> torch.Tensor:
+    """Normalised infidelity [B] of ``scores`` [B, W]; all perturbations in one forward pass. ``full``: the
+    forward's outputs [B, C] at ``keep`` when already computed (else one more forward pass)."""
     size, width = keep.shape
     draws = document_uniforms(seed, sample_ids, _lengths(keep), n_samples, width, _INFIDELITY).to(keep.device)
     dropped = (draws < drop).to(keep.dtype) * keep.unsqueeze(1)  # I, [B, S, W]
     perturbed = (keep.unsqueeze(1) - dropped).reshape(size * n_samples, width)
     repeated = tuple(f.repeat_interleave(n_samples, dim=0) for f in fields)
     with torch.no_grad():
-        full = _output(forward, keep, fields, target)
+        full = (_output(forward, keep, fields, target) if full is None
+                else full.gather(1, target.reshape(-1, 1)).squeeze(1))
         changed = _output(forward, perturbed, repeated, target.repeat_interleave(n_samples))
     difference = (full.unsqueeze(1) - changed.reshape(size, n_samples)).double()  # f(x) − f(x − I)
     explained = (dropped.double() * scores.double().unsqueeze(1)).sum(dim=-1)  # Iᵀa

@@ -19,3 +19,8 @@ from pyhighlights.components import introspection  # noqa: E402
 
 register("selector", "introspective", introspection.IntrospectiveSelectorConfig, introspection.IntrospectiveSelector)
 register("model", "three_player_introspective", three_player.IntrospectiveThreePlayerConfig, three_player.ThreePlayer)
+
+from pyhighlights.models import nir  # noqa: E402
+
+register("loss", "mixture_kl", agreement.TwoSidedConfig, agreement.MixtureKLTerm)
+register("model", "nir", nir.NIRConfig, nir.NIR)

@@ -43,6 +43,7 @@ MODELS = {
     "a2r": [],
     "three_player": [],
     "three_player_introspective": [],
+    "nir": [],
 }
 # 3PLAYER has no sparsity term (its reward counts kept words): the others' settings without it
 OWN_COMMON = {name: ("backbone.dropout=0", "model.selector.dropout=0", "model.lr=0.001")
