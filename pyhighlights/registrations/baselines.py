@@ -7,3 +7,7 @@ register("loss", "symmetric_kl", agreement.TwoSidedConfig, agreement.SymmetricKL
 register("loss", "two_sided_js", agreement.TwoSidedConfig, agreement.TwoSidedJSDTerm)
 
 register("model", "a2r", a2r.A2RConfig, a2r.A2R)
+
+from pyhighlights.models import invrat  # noqa: E402
+
+register("model", "invrat", invrat.InvRatConfig, invrat.InvRat)
