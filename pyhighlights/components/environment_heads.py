@@ -137,3 +137,41 @@ class InvarianceTerm(LossTerm):
         gap = F.cross_entropy(inputs["logits"], inputs["labels"]) - F.cross_entropy(inputs["env_logits"],
                                                                                     inputs["labels"])
         return gap.clamp(min=0.0) if self.penalty == "relu" else gap
+
+
+class KerasAdam(torch.optim.Optimizer):
+    """Adam as TensorFlow's ``ApplyAdam`` (and so ``tf.keras.optimizers.Adam``) computes it:
+    ``lr_t = lr sqrt(1 - b2^t) / (1 - b1^t)``, ``p -= lr_t m / (sqrt(v) + eps)``, eps 1e-7 on sqrt(v).
+
+    ``torch.optim.Adam`` adds its eps to sqrt(v / (1 - b2^t)) instead; where a gradient is small against eps the
+    two steps differ (on a first step, by eps / sqrt(1 - b2) = 3e-6 against |g| here). ``weight_decay`` is added
+    to the gradient, as torch's Adam does.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-7, weight_decay=0.0):
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = p.grad if not group["weight_decay"] else p.grad.add(p, alpha=group["weight_decay"])
+                state = self.state[p]
+                if not state:
+                    state["step"] = 0
+                    state["m"] = torch.zeros_like(p)
+                    state["v"] = torch.zeros_like(p)
+                state["step"] += 1
+                t = state["step"]
+                state["m"].mul_(beta1).add_(grad, alpha=1 - beta1)
+                state["v"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                lr_t = group["lr"] * (1 - beta2 ** t) ** 0.5 / (1 - beta1 ** t)
+                p.addcdiv_(state["m"], state["v"].sqrt().add_(group["eps"]), value=-lr_t)
+        return loss

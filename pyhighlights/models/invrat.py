@@ -26,7 +26,7 @@ Coordinate descent, one player per batch (``train_imdb``: ``path = step % 7`` on
 across epochs): 1 generator step, then 3 of the agnostic predictor (``task``), then 3 of the aware one
 (``env_task``), ``schedule=[1, 3, 3]``; each step's gradient reaches only its player's variables, so the
 others are frozen (the generator's) or read without gradients (the predictors' steps). Three Adam optimisers,
-lr 1e-3 (``imdb_demo.py``); no dropout; every batch padded to ``max_seq_length`` 300 (``imdb.py text2idx``),
+lr 1e-3 (``imdb_demo.py``), as tf.keras computes Adam (``adam=keras``: eps 1e-7 on sqrt(v)); no dropout; every batch padded to ``max_seq_length`` 300 (``imdb.py text2idx``),
 the GRUs run over the padded tensor (Keras ``Bidirectional(CuDNNGRU)``, no masking: ``recurrence=padded``);
 batch 500, 40 epochs, embeddings 100d GloVe, trainable (set by the run, see the experiment configs).
 
@@ -35,7 +35,7 @@ Environments come from the batch (``Batch.environments``, one index per document
 batch without them at evaluation or inference (raw text) gets the agnostic logits as ``env_logits``, so the
 invariance gap reads zero there.
 
-Departures, each a named setting: ``schedule=[1, 1, 1]`` (the Beer branch's ``step % 3``; its README also
+Departures, each a named setting: ``adam=torch`` (torch's Adam); ``schedule=[1, 1, 1]`` (the Beer branch's ``step % 3``; its README also
 suggests both); ``losses.invariance.penalty=identity`` (h(t) = t, the paper's other choice);
 ``environment_head=pooled_onehot`` (the one-hot joined after pooling; works with the transformer, which reads no
 extra inputs). Not reproduced: the Beer branch's generator (``InvRNNwithSpanPred``: one contiguous span of
@@ -43,10 +43,13 @@ extra inputs). Not reproduced: the Beer branch's generator (``InvRNNwithSpanPred
 """
 from __future__ import annotations
 
+from typing import Literal
+
 import torch
 from cinnamon.registry import RegistrationKey
 
 from pyhighlights.components.backbones.recurrent import RecurrentBackbone
+from pyhighlights.components.environment_heads import KerasAdam
 from pyhighlights.data.batch import Batch
 from pyhighlights.data.environments import require_environments
 from pyhighlights.models.base import SELECTION_OUTPUTS
@@ -101,6 +104,8 @@ class InvRatConfig(RNPConfig):
                                        description="loss terms of the generator step (reference: gen_loss)")
     agnostic_terms: list[str] = Param(["task"], description="the agnostic predictor's terms (env_inv_loss)")
     aware_terms: list[str] = Param(["env_task"], description="the aware predictor's terms (env_enable_loss)")
+    adam: Literal["keras", "torch"] = Param("keras", description="keras: Adam as tf.keras computes it (eps 1e-7 "
+                                                                 "on sqrt(v), the reference); torch: torch.optim.Adam")
     outputs = {"losses": SELECTION_OUTPUTS | {"env_logits"}}
     term_fields = {"generator_terms": "losses", "agnostic_terms": "losses", "aware_terms": "losses"}
     defaults = {
@@ -120,8 +125,9 @@ class InvRatConfig(RNPConfig):
 
 
 class InvRat(PhasedTraining, RNP):
-    def __init__(self, *, num_environments, schedule, generator_terms, agnostic_terms, aware_terms, **rnp):
+    def __init__(self, *, num_environments, schedule, generator_terms, agnostic_terms, aware_terms, adam, **rnp):
         super().__init__(**rnp)
+        self.adam = adam
         self.num_environments = num_environments
         self.environment_head = self.build_slot("environment_head", input_size=self.predictor_encoder.output_size,
                                                 num_classes=self.num_classes, num_environments=num_environments)
@@ -166,6 +172,11 @@ class InvRat(PhasedTraining, RNP):
         return {"generator": [self.selector_encoder, self.selector_norm, self.selector],
                 "agnostic": [self.predictor_encoder, self.predictor_norm, self.predictor],
                 "aware": [self.environment_encoder, self.environment_head]}
+
+    def make_optimizer(self, modules, lr=None):
+        if self.adam == "torch":
+            return super().make_optimizer(modules, lr)
+        return KerasAdam(self.param_groups(modules, lr), weight_decay=self.weight_decay)
 
     def optimisers(self):
         return {name: self.make_optimizer(modules) for name, modules in self.parts().items()}
