@@ -14,7 +14,7 @@ Three players, each with its own embeddings and bidirectional GRU (``model.py``:
   max-pooled over every real word (``-1e9`` on padding only: ``predictor_pool=valid``), a linear layer;
 - the environment-aware predictor (``environment_head`` slot): its own encoder over the same rationale, which
   also reads the environment (the reference joins the environment's one-hot to every real word's input:
-  ``environment_head=input_onehot``), max-pooled likewise, a linear layer.
+  ``environment_head.name=input_onehot``), max-pooled likewise, a linear layer.
 
 Losses (``utils.py inv_rat_loss``, ``train.py``): ``task`` = CE(agnostic), ``env_task`` = CE(aware),
 ``invariance`` = ReLU(CE(agnostic) - CE(aware)) with weight ``diff_lambda`` 10, ``sparsity`` = |selected real
@@ -37,7 +37,7 @@ invariance gap reads zero there.
 
 Departures, each a named setting: ``adam=torch`` (torch's Adam); ``schedule=[1, 1, 1]`` (the Beer branch's ``step % 3``; its README also
 suggests both); ``losses.invariance.penalty=identity`` (h(t) = t, the paper's other choice);
-``environment_head=pooled_onehot`` (the one-hot joined after pooling; works with the transformer, which reads no
+``environment_head.name=pooled_onehot`` (the one-hot joined after pooling; works with the transformer, which reads no
 extra inputs). Not reproduced: the Beer branch's generator (``InvRNNwithSpanPred``: one contiguous span of
 ``rationale_length`` words from an attention argmax); our selection is per word, as ``model.py``.
 """
@@ -64,10 +64,15 @@ def backbone_with_inputs(make_backbone, extra_inputs: int):
     """A backbone from ``make_backbone`` whose first layer also reads ``extra_inputs`` features per word."""
     if not extra_inputs:
         return make_backbone()
-    backbone = make_backbone(extra_inputs=extra_inputs)
+    try:
+        backbone = make_backbone(extra_inputs=extra_inputs)
+    except TypeError as error:  # a backbone without extra inputs (the transformer) does not take the argument
+        if "extra_inputs" not in str(error):
+            raise
+        backbone = None
     if not isinstance(backbone, RecurrentBackbone):
         raise ValueError(f"model.environment_head: this head joins the environment to the encoder's inputs, "
-                         f"which only a recurrent backbone reads ({type(backbone).__name__} does not); use "
+                         f"which only a recurrent backbone reads; use "
                          f"model.environment_head=pooled_onehot")
     return backbone
 

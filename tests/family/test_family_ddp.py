@@ -42,6 +42,7 @@ MODELS = {
     "dar": ["model.auxiliary_epochs=1", "model.auxiliary_predictor.dropout=0"],
     "n2r": [],
     "a2r": [],
+    "invrat": ["model.adam=torch", "model.schedule=[1,1,1]"],  # torch's Adam: the one patched above
 }
 EPOCHS = {"dar": 2}  # one pre-training epoch, one rationaliser epoch
 

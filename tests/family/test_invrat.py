@@ -166,5 +166,5 @@ def test_training_without_environments_is_refused(family_tiny_dir):
 def test_the_input_head_needs_a_recurrent_backbone():
     from pyhighlights.models.invrat import backbone_with_inputs
 
-    with pytest.raises(ValueError, match="use model.environment_head=pooled_onehot"):
+    with pytest.raises(ValueError, match="use model.environment_head.name=pooled_onehot"):
         backbone_with_inputs(lambda **kw: torch.nn.Identity(), 2)
