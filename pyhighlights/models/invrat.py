@@ -73,7 +73,7 @@ def backbone_with_inputs(make_backbone, extra_inputs: int):
     if not isinstance(backbone, RecurrentBackbone):
         raise ValueError(f"model.environment_head: this head joins the environment to the encoder's inputs, "
                          f"which only a recurrent backbone reads; use "
-                         f"model.environment_head=pooled_onehot")
+                         f"model.environment_head.name=pooled_onehot")
     return backbone
 
 
