@@ -106,9 +106,12 @@ class StraightThroughSelector(Selector):
         logits = self.scorer(self.dropout(word_states))
         keep = torch.softmax(logits, dim=-1)[..., 1]
         hard = (logits[..., 1] >= logits[..., 0]).to(keep.dtype)
+        # hard + (keep - keep.detach()) is exactly 0/1; the reference's stop_gradient(hard - keep) + keep is 0/1
+        # only up to rounding, and |z_t - z_{t-1}| between equal neighbours then takes a +-1 subgradient from the
+        # sign of that noise (which also differs between a batch and its halves under DDP). Same gradient else.
         # raw_mask stays None: the mask with padding dropped, as the reference's z (continuity over the padded
         # width reads it, padding counted as 0)
-        return Selection(logits=logits, mask=(hard - keep.detach() + keep) * word_mask.to(keep.dtype))
+        return Selection(logits=logits, mask=(hard + (keep - keep.detach())) * word_mask.to(keep.dtype))
 
 
 class InvarianceConfig(WeightOnly):

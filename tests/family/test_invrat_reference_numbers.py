@@ -25,7 +25,8 @@ after the step.
 
 Our model is built from the registered defaults; its weights are the same tensors in PyTorch's layout (gates r,
 z, n; the 6H bias split into ``bias_ih`` and ``bias_hh``), so norms and sums compare directly; everything
-agrees to 1e-9.
+agrees to 1e-9. (Our straight-through mask is ``hard + (z - z.detach())``, exactly 0/1, where the transcription
+keeps the reference's ``stop_gradient(hard - z) + z``, 0/1 up to rounding: on this batch the two agree.)
 """
 from __future__ import annotations
 
