@@ -35,6 +35,9 @@ Environments come from the batch (``Batch.environments``, one index per document
 batch without them at evaluation or inference (raw text) gets the agnostic logits as ``env_logits``, so the
 invariance gap reads zero there.
 
+Under DDP each process's step averages the gradients of its own share of the batch, so the hinge is taken of
+each process's CE gap (the reference runs one batch on one GPU); ``penalty=identity`` is linear and the same.
+
 Departures, each a named setting: ``adam=torch`` (torch's Adam); ``schedule=[1, 1, 1]`` (the Beer branch's ``step % 3``; its README also
 suggests both); ``losses.invariance.penalty=identity`` (h(t) = t, the paper's other choice);
 ``environment_head.name=pooled_onehot`` (the one-hot joined after pooling; works with the transformer, which reads no
