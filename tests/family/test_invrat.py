@@ -168,3 +168,11 @@ def test_the_input_head_needs_a_recurrent_backbone():
 
     with pytest.raises(ValueError, match="use model.environment_head.name=pooled_onehot"):
         backbone_with_inputs(lambda **kw: torch.nn.Identity(), 2)
+
+
+def test_pollution_needs_one_rate_per_environment():
+    from pyhighlights.config.resolve import ConfigError, validate
+
+    assert validate("dataset", {"name": "synth_beer", "environments": 2, "pollution": [0.7, 0.9]}, "dataset")
+    with pytest.raises(ConfigError, match="pollution needs one rate in \\[0, 1\\] per environment"):
+        validate("dataset", {"name": "synth_beer", "environments": 2, "pollution": [0.7]}, "dataset")
