@@ -74,9 +74,8 @@ def backbone_with_inputs(make_backbone, extra_inputs: int):
             raise
         backbone = None
     if not isinstance(backbone, RecurrentBackbone):
-        raise ValueError(f"model.environment_head: this head joins the environment to the encoder's inputs, "
-                         f"which only a recurrent backbone reads; use "
-                         f"model.environment_head.name=pooled_onehot")
+        raise ValueError("model.environment_head: this head joins the environment to the encoder's inputs, "
+                         "which only a recurrent backbone reads; use model.environment_head.name=pooled_onehot")
     return backbone
 
 
