@@ -42,7 +42,9 @@ def equal_length_batch(generator, size: int, first_id: int, length: int = LENGTH
     ones = torch.ones(size, length, dtype=torch.long)
     return Batch(ids, ones, torch.arange(length).expand(size, length).clone(), ones,
                  torch.zeros(size, length, dtype=torch.long), torch.randint(0, 2, (size,), generator=generator),
-                 torch.arange(first_id, first_id + size))
+                 torch.arange(first_id, first_id + size),
+                 # environments for the models that need them (InvRat); no draw, so other models' batches are unchanged
+                 environments=torch.arange(first_id, first_id + size) % 2)
 
 
 def rank_batches(seed: int = 0, steps: int = STEPS, per_rank: int = PER_RANK) -> list:

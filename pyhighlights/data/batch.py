@@ -37,6 +37,7 @@ class Document:
     label: int
     highlights: list[int] | None = None
     highlight_spans: list[Span] | None = None
+    environment: int | None = None  # the environment it was drawn from (InvRat); None: the corpus gives none
 
     def __post_init__(self) -> None:
         if self.highlights is not None and len(self.highlights) != len(self.tokens):
@@ -116,6 +117,8 @@ class Batch:
     sample_ids: torch.Tensor  # [B] index of the document in its split
     # [B, S, 2] human evidence spans (start, end) over words, as the corpus writes them; (-1, -1) padding
     highlight_spans: torch.Tensor | None = None
+    # [B] environment index of each document (long), None when the corpus gives none
+    environments: torch.Tensor | None = None
 
     @property
     def size(self) -> int:

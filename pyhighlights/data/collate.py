@@ -55,4 +55,17 @@ class BatchCollator:
             labels=torch.tensor([e.label for e in examples], dtype=torch.long),
             sample_ids=torch.tensor([e.index for e in examples], dtype=torch.long),
             highlight_spans=highlight_spans,
+            environments=collate_environments(examples),
         )
+
+
+def collate_environments(examples: list[EncodedExample]) -> torch.Tensor | None:
+    """[B] environment indices, or None when no example has one; a batch mixing both is refused."""
+    given = [e.environment is not None for e in examples]
+    if not any(given):
+        return None
+    if not all(given):
+        missing = next(e for e in examples if e.environment is None)
+        raise ValueError(f"document {missing.index} has no environment while others in its batch have one; "
+                         "every document of a corpus with environments needs one")
+    return torch.tensor([e.environment for e in examples], dtype=torch.long)

@@ -51,6 +51,7 @@ class EncodedExample:
     label: int
     index: int  # position of the document in its split
     highlight_spans: torch.Tensor | None = None  # [S, 2] human evidence spans over words; None if unannotated
+    environment: int | None = None  # the document's environment index; None if the corpus gives none
 
     @property
     def num_words(self) -> int:
@@ -78,6 +79,7 @@ def encode_document(document: Document, index: int, encoder: DocumentEncoder) ->
         document.label,
         index,
         None if spans is None else torch.tensor(spans, dtype=torch.long).view(-1, 2),
+        document.environment,
     )
 
 

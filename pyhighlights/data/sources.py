@@ -37,12 +37,31 @@ class BeerCommon(Configuration):
     balance: bool = Param(True, description="balance the training classes by dropping majority examples")
     seed: int = Param(0, ge=0, description="seed of the balancing")
     skip_malformed: bool = Param(False, description="skip (and count) malformed lines instead of failing")
+    environments: int = Param(0, ge=0, description="partition every split into this many environments, each "
+                                                   "class at random (seed), as InvRat's reference builds them; "
+                                                   "0 = none (see pyhighlights/data/environments.py)")
+    pollution: list[float] | None = Param(None, description="with environments: per environment, the rate at "
+                                                            "which a label-agreeing token is prepended to a "
+                                                            "training review (InvRat's IMDB: [0.7, 0.9]); null = "
+                                                            "none")
 
     @classmethod
     def default(cls):
         config = cls()
         config.add_condition(_known_beer_aspect, name="aspect must be appearance, aroma, palate or 0, 1, 2")
+        config.add_condition(lambda c: c.pollution is None or (len(c.pollution) == c.environments and
+                                                               all(0.0 <= p <= 1.0 for p in c.pollution)),
+                             name="pollution needs one rate in [0, 1] per environment")
         return config
+
+
+def _with_environments(source, corpus: Corpus) -> Corpus:
+    """``corpus`` with the environments a Beer source's ``environments``/``pollution`` ask for."""
+    if not source.environments:
+        return corpus
+    from pyhighlights.data.environments import with_environments
+
+    return with_environments(corpus, source.environments, source.pollution, source.seed)
 
 
 def _known_beer_aspect(config: BeerCommon) -> bool:
@@ -76,9 +95,9 @@ class LeiBeer(CorpusSource):
     def load(self) -> Corpus:
         from pyhighlights.data.beer_lei import load_lei_beer
 
-        return load_lei_beer(self.directory(), self.aspect, max_length=self.max_length, balance=self.balance,
-                             seed=self.seed, skip_malformed=self.skip_malformed, remove_leakage=self.remove_leakage,
-                             variant=self.variant)
+        return _with_environments(self, load_lei_beer(
+            self.directory(), self.aspect, max_length=self.max_length, balance=self.balance, seed=self.seed,
+            skip_malformed=self.skip_malformed, remove_leakage=self.remove_leakage, variant=self.variant))
 
 
 class SynthBeerConfig(BeerCommon):
@@ -108,7 +127,7 @@ class SynthBeer(CorpusSource):
                                seed=self.seed, skip_malformed=self.skip_malformed,
                                validation_annotations=validation_annotations_name(resolve_lei_aspect(self.aspect)))
         corpus.name = "synth_beer"
-        return corpus
+        return _with_environments(self, corpus)
 
 
 # --- corpora read from files the user points to ----------------------------------------------------------

@@ -24,3 +24,7 @@ from pyhighlights.models import nir  # noqa: E402
 
 register("loss", "mixture_kl", agreement.TwoSidedConfig, agreement.MixtureKLTerm)
 register("model", "nir", nir.NIRConfig, nir.NIR)
+
+from pyhighlights.models import invrat  # noqa: E402
+
+register("model", "invrat", invrat.InvRatConfig, invrat.InvRat)

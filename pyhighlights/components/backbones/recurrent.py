@@ -77,7 +77,7 @@ class RecurrentBackbone(Backbone):
 
     def __init__(self, *, embedding_matrix: torch.Tensor, freeze_embeddings: bool = True, cell: str = "gru",
                  hidden_size: int = 200, num_layers: int = 1, bidirectional: bool = True, dropout: float = 0.2,
-                 layer_norm: bool = False, recurrence: str = "within_length"):
+                 layer_norm: bool = False, recurrence: str = "within_length", extra_inputs: int = 0):
         super().__init__()
         if recurrence not in RECURRENCES:
             raise ValueError(f"backbone.recurrence: expected one of {RECURRENCES}, got {recurrence!r}")
@@ -86,14 +86,17 @@ class RecurrentBackbone(Backbone):
         rnn = nn.GRU if cell == "gru" else nn.LSTM
         directions = 2 if bidirectional else 1
         size = hidden_size // directions
-        inputs = [embedding_matrix.shape[1]] + [hidden_size] * (num_layers - 1)
+        # extra_inputs: per-word features a model joins to the embeddings (InvRat's environment one-hot);
+        # a runtime argument of the model that asks for it, not a backbone setting.
+        self.extra_inputs = extra_inputs
+        inputs = [embedding_matrix.shape[1] + extra_inputs] + [hidden_size] * (num_layers - 1)
         self.forward_layers = nn.ModuleList(rnn(n, size, batch_first=True) for n in inputs)
         self.backward_layers = nn.ModuleList(rnn(n, size, batch_first=True) for n in inputs) if bidirectional else None
         self.dropout = nn.Dropout(dropout)
         self.norm = nn.LayerNorm(hidden_size) if layer_norm else nn.Identity()
         self.output_size = hidden_size
 
-    def forward(self, input_ids, attention_mask, keep=None):
+    def forward(self, input_ids, attention_mask, keep=None, extra=None):
         states = self.dropout(self.embedding(input_ids))
         real = attention_mask.unsqueeze(-1).to(states.dtype)
         padded = self.recurrence == "padded"
@@ -103,6 +106,13 @@ class RecurrentBackbone(Backbone):
             states = states * real
         if keep is not None:
             states = states * keep.unsqueeze(-1)
+        if (extra is None) != (self.extra_inputs == 0) or (extra is not None and extra.shape[-1] != self.extra_inputs):
+            raise ValueError(f"recurrent backbone built for {self.extra_inputs} extra input features, given "
+                             f"{0 if extra is None else extra.shape[-1]}")
+        if extra is not None:
+            # joined after the keep mask: the features stay on removed words (InvRat concatenates its
+            # environment one-hot to the rationale-masked embeddings), zero on padding
+            states = torch.cat([states, extra.to(states.dtype) * real], dim=-1)
         lengths = attention_mask.sum(dim=1)
         reverse = reverse_all if padded else reverse_within_length
         for depth, forward_rnn in enumerate(self.forward_layers):
