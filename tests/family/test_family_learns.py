@@ -1,10 +1,13 @@
 """Behavioural: each model learns a small synthetic corpus within a stated number of steps (seeded, one thread).
 
-Corpus: ``learnable_beer_dir`` (short synthetic Beer reviews, ~690 balanced
-training documents, 43 batches of 16 per epoch; 166 test reviews).
-Encoders: BiGRU 64 over learned 64d embeddings. Each model gets a learning
-rate and loss weights for this scale (not its reference defaults) and a fixed
-number of epochs; the test scores the final weights on the test split.
+Corpus: ``short_learnable_beer_dir`` (synthetic Beer reviews of 20-40 words,
+704 balanced training documents, 22 batches of 32 per epoch; 164 test
+reviews). Encoders: BiGRU 64 over learned 64d embeddings. Each model gets a
+learning rate and loss weights for this scale (not its reference defaults)
+and a fixed number of epochs; the test scores the final weights on the test
+split. Batches of 32 rather than 16: on one CPU thread a recurrent step
+costs nearly the same for either (its time goes in the per-word recurrence,
+not in the batch's width), so an epoch costs about 60 % as much.
 The models otherwise keep their reference arithmetic, except for ``FAST``:
 three of our named options (deterministic evaluation, pooling the kept
 words, the rate over real words) without which, at this scale, a sampled
@@ -15,7 +18,7 @@ Float rounding differs between CPUs, so a seeded run follows a different
 trajectory on another machine; seeds stand in for machines here. Every seed
 of ``SEEDS`` must pass, and each threshold sits well below the worst of
 seeds 0-4 on our machine (the observed ranges are next to the thresholds).
-For scale: the majority class is 0.61 of the test split (166 reviews), and
+For scale: the majority class is 0.58 of the test split (164 reviews), and
 selecting 20 % of the words at random scores a highlight F1 of ~0.16.
 """
 from __future__ import annotations
@@ -36,24 +39,30 @@ FAST = ("model.selector.evaluation=threshold",  # a sampled evaluation scores on
         "model.losses.sparsity.padding=excluded", "model.losses.continuity.padding=excluded")
 # layout=packed: our faster batching (GRU within each length, bucketing, batch-longest width), with which the
 # thresholds below were measured; the models' defaults are the reference's (nn.GRU over batches padded to 256).
-COMMON = ("layout=packed", "backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16",
+COMMON = ("layout=packed", "backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=32",
           "model.losses.sparsity.weight=1", "model.losses.continuity.weight=1", "model.losses.sparsity.target=0.2")
 
-# MRD with the others' loss weights (lr 0.01, divergence weight 5, 6 epochs) on this training set, scored on
-# its former 49-review test split, seeds 0-4: accuracy 0.55-0.86, F1 0.21-0.37. Three causes, three settings:
+# MRD with the others' loss weights (lr 0.01, divergence weight 5, 6 epochs) on the 30-60-word corpus in batches
+# of 16, scored on a 49-review test split, seeds 0-4: accuracy 0.55-0.86, F1 0.21-0.37. Three causes, three
+# settings (the figures are from that corpus unless "here" is said):
 # - For about two epochs KL(full || remainder) stays <= 2e-3: while the remainder still carries the label the
 #   predictor reads both views alike, so the divergence, the selector's only task signal, is flat and the
 #   selector moves under sparsity and continuity alone; it starts to learn only once samples happen to remove
-#   the evidence (KL 0.07-0.14 in the third epoch). Hence 10 epochs.
+#   the evidence (KL 0.07-0.14 in the third epoch). Here too it learns from the third epoch on (seeds 0-4
+#   after the 2nd: accuracy 0.43-0.55, F1 0.01-0.11; after the 3rd, four seeds at 0.91-0.94 and seed 3 at
+#   0.56/0.10, which reaches 0.99/0.33 in the 4th): hence 5 epochs, two after the latest start.
 # - The scored prediction is the predictor on the rationale, which the reference's phase 1 never trains on
 #   (it sees the remainder and the full text): with the full text classified at >= 0.98, the accuracy on the
 #   rationale still swung between 0.33 and 0.84 from one epoch to the next. ``task`` in predictor_terms also
 #   trains the predictor on the (detached) rationale, so the accuracy measures what the rationale carries.
 # - Emptying the remainder also maximises the divergence: at sparsity weight 1 against divergence weight 5 one
 #   seed of four kept 42 % of the words (F1 0.25). Weights 2 (quick_mrd's ratio) hold the rate near the target.
-MRD = [*FAST, "model.lr=0.01", "model.losses.divergence.weight=5",
+MRD = [*FAST, "model.lr=0.02", "model.losses.divergence.weight=5",
        "model.predictor_terms=[remainder_task,full_task,task]",
        "model.losses.sparsity.weight=2", "model.losses.continuity.weight=2"]
+
+# The layouts below were chosen on the 30-60-word corpus in batches of 16, at half of the learning rates used here
+# (the figures in their comments are from there); the observed ranges next to ``CASES`` are from this corpus.
 
 # DR with the reference layout (FAST only), seeds 0-4: accuracy 0.825-1.000 but F1 0.276-0.761 (two seeds below
 # 0.45). Without the selector-path LayerNorm, with the backbone's dropout in the encoders and none before the
@@ -91,27 +100,21 @@ CASES = {  # costliest first, so that under ``-n 2`` the last one to finish is a
     "dar": ([*FAST, "model.lr=0.01", "model.auxiliary_epochs=1", *DAR_LAYOUT], 5, 0.85, 0.45),
     # observed: 0.940-0.988, 0.491-0.747; seed 2 after the 5th epoch: 0.825/0.268, so all 6 are needed
     "dr": ([*FAST, "model.lr=0.02", *DR_LAYOUT], 6, 0.85, 0.35),
-    # observed: 0.952-0.994, 0.416-0.502
-    "mrd": (MRD, 10, 0.85, 0.28),
+    # observed: 0.957-1.000, 0.391-0.564 (see MRD above for the epochs)
+    "mrd": (MRD, 5, 0.85, 0.28),
     # A2R's reference arithmetic (the generator learns through the soft attention alone: hard_from 20 is
     # never reached), one rate for both steps; observed: 1.000-1.000, 0.713-0.793 (20-26 CPU-s a seed)
     "a2r": (["model.lr=0.01", "model.predictor_lr=0.01"], 5, 0.85, 0.55),
 }
 
 
-# MRD trains three predictor views and a selector step per batch for 10 epochs, ~50 s of CPU per seed against
-# 10-20 s for the others: marked slow, so the default run leaves it out and CI runs it with ``-m slow``.
-SLOW = {"mrd"}
-
-
-PARAMS = [pytest.param(name, seed, id=f"{name}-{seed}", marks=[pytest.mark.slow] if name in SLOW else [])
-          for name in CASES for seed in SEEDS]
+PARAMS = [pytest.param(name, seed, id=f"{name}-{seed}") for name in CASES for seed in SEEDS]
 
 
 @pytest.mark.parametrize(("name", "seed"), PARAMS)
-def test_learns(learnable_beer_dir, name, seed):
+def test_learns(short_learnable_beer_dir, name, seed):
     extra, epochs, min_accuracy, min_f1 = CASES[name]
-    exp = experiment(learnable_beer_dir, name, *COMMON, *extra)
+    exp = experiment(short_learnable_beer_dir, name, *COMMON, *extra)
     pl.seed_everything(seed, verbose=False)
     model = exp.model()
     datamodule = exp.datamodule(seed)
