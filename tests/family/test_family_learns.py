@@ -83,7 +83,7 @@ DAR_LAYOUT = ["model.auxiliary_mode=eval", "model.layer_norm=none", "model.encod
 # MCD at lr 0.015 for 5 epochs learned on four seeds of five (0.825-0.928, F1 0.365-0.423) and collapsed on seed 3
 # (6 % of the words kept, accuracy 0.54, F1 0.09); at lr 0.008 for 8 epochs no seed collapsed.
 
-# model -> (overrides, epochs, minimum test accuracy, minimum test highlight F1); steps = 43 x epochs
+# model -> (overrides, epochs, minimum test accuracy, minimum test highlight F1); steps = 22 x epochs
 # (two optimiser steps per batch for MCD/MRD). Observed: accuracy and F1 ranges over seeds 0-4, this machine,
 # torch 2.13 CPU.
 CASES = {  # costliest first, so that under ``-n 2`` the last one to finish is a short one
