@@ -92,8 +92,10 @@ CASES = {  # costliest first, so that under ``-n 2`` the last one to finish is a
     "mcd": ([*FAST, "model.lr=0.008"], 8, 0.75, 0.2),
     # observed: 0.934-1.000, 0.244-0.785
     "mgr": ([*FAST, "model.lr=0.01", "model.num_generators=2", *MGR_LAYOUT], 5, 0.85, 0.18),
-    # FR with its reference arithmetic (with FAST one seed of three ended at accuracy 0.40)
-    "fr": (["model.lr=0.01", "model.losses.task.weight=1"], 8, 0.85, 0.2),  # observed: 0.976-1.000, 0.304-0.589
+    # FR with its reference arithmetic (with FAST, on the 30-60-word corpus, one seed of three ended at accuracy
+    # 0.40); observed: 0.933-0.988, 0.294-0.523; FR learns gradually (seeds 0-4 after the 6th epoch: 0.799-0.945),
+    # so all 8 epochs are needed
+    "fr": (["model.lr=0.02", "model.losses.task.weight=1"], 8, 0.85, 0.2),
     # 5 epochs, seeds 0-4: accuracy 0.946, 1.000, 0.976, 1.000, 0.916 and F1 0.629, 0.647, 0.703, 0.539, 0.633
     # (after the 4th epoch seeds 3 and 4 were still at 0.813/0.373 and 0.765/0.328); the 6th epoch it had
     # before (0.952-1.000, 0.602-0.789) is not needed
