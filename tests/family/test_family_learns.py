@@ -102,8 +102,8 @@ CASES = {  # costliest first, so that under ``-n 2`` the last one to finish is a
     # observed: 0.921-1.000, 0.645-0.781; after the 5th epoch seeds 2 and 4 were still at 0.793/0.487 and
     # 0.872/0.504, so all 6 are needed
     "dar": ([*FAST, "model.lr=0.02", "model.auxiliary_epochs=1", *DAR_LAYOUT], 6, 0.85, 0.45),
-    # observed: 0.951-1.000, 0.466-0.889. DR's selection starts late here (its rate stays under 0.06 for the
-    # first 4-6 epochs): seeds 2 and 4 after the 7th epoch were at 0.683/0.427 and 0.793/0.503, after the 8th at
+    # observed: 0.951-1.000, 0.466-0.889. DR's selection starts late here (its rate stays at 0.11 or below,
+    # target 0.2, for the first 6-7 epochs): seeds 2 and 4 after the 7th epoch were at 0.683/0.427 and 0.793/0.503, after the 8th at
     # 0.927/0.629 and 0.939/0.716, so 10 epochs; at lr 0.04 for 6 epochs seed 0 ended at 0.665/0.124
     "dr": ([*FAST, "model.lr=0.02", *DR_LAYOUT], 10, 0.85, 0.35),
     # observed: 0.957-1.000, 0.391-0.564 (see MRD above for the epochs)
