@@ -25,6 +25,13 @@ def learnable_beer_dir(tmp_path_factory):
     return write_learnable_beer(tmp_path_factory.mktemp("learnable_beer"))
 
 
+@pytest.fixture(scope="session")
+def short_learnable_beer_dir(tmp_path_factory):
+    from pyhighlights.testing import write_short_learnable_beer
+
+    return write_short_learnable_beer(tmp_path_factory.mktemp("short_learnable_beer"))
+
+
 @pytest.fixture
 def scratch_registry():
     """Entries and kinds a test registers are removed after it."""

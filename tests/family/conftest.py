@@ -1,4 +1,4 @@
-"""Fixtures of the SPP-family tests: a tiny corpus for mechanics (learning tests use ``learnable_beer_dir``)."""
+"""Fixtures of the SPP-family tests: a tiny corpus for mechanics (learning tests use ``short_learnable_beer_dir``)."""
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,6 @@
 """Behavioural: HardKuma learns the small synthetic corpus on one CPU thread.
 
-Corpus: ``learnable_beer_dir`` (see tests/family/test_family_learns.py for its scale: majority class 0.61,
+Corpus: ``learnable_beer_dir`` (see ``write_learnable_beer`` in pyhighlights/testing.py: majority class 0.61,
 random 20 % selection F1 ~0.16). BiGRU 64 over learned 64d embeddings, batch 16, 4 epochs, lr 4e-3, the
 reference's dependent gate (each gate reads an RCNN state over the previous gates) and its Lagrangian, with the
 quick setting's named options (``initialisation=open``, ``evaluation=nonzero``; see

@@ -1,6 +1,6 @@
 """Behavioural: RNP learns the synthetic corpus within a stated budget on one CPU thread, for every seed.
 
-Corpus: ``learnable_beer_dir`` (see ``tests/family/test_family_learns.py`` for its scale: majority class 0.61,
+Corpus: ``learnable_beer_dir`` (see ``write_learnable_beer`` in pyhighlights/testing.py: majority class 0.61,
 random 20 % selection F1 ~0.16). Every seed must pass: seeds stand in for CPUs, whose float rounding differs.
 """
 import pytest
