@@ -27,6 +27,9 @@ from pyhighlights.config.compose import compose_config
 from pyhighlights.data.samplers import BucketBatchSampler
 from pyhighlights.testing import tiny_overrides
 
+# Both runs' directories are compared whole, plots included (the spawned processes draw theirs).
+pytestmark = pytest.mark.plots
+
 BATCH = 14  # divides the tiny corpus's 252 training documents: every batch is full
 
 
