@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from pyhighlights.components.losses import LossTerm, Role, WeightOnly, jensen_shannon
+from pyhighlights.components.multiplier import world_size
 
 
 class TwoSidedConfig(WeightOnly):
@@ -67,7 +68,4 @@ class MixtureKLTerm(LossTerm):
     roles = TwoSidedConfig.roles
 
     def value(self, inputs):
-        import torch.distributed as dist
-
-        processes = dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
-        return processes * mixture_kl(torch.softmax(inputs["p"], dim=-1), torch.softmax(inputs["q"], dim=-1)).sum()
+        return world_size() * mixture_kl(torch.softmax(inputs["p"], dim=-1), torch.softmax(inputs["q"], dim=-1)).sum()

@@ -44,6 +44,12 @@ Update = Literal["additive", "multiplicative"]
 MULTIPLICATIVE_FLOOR = 1e-12
 
 
+def world_size() -> int:
+    """The number of training processes (1 outside DDP). A term summed over its batch is multiplied by it:
+    DDP averages gradients, so the average of the processes' scaled sums is the sum over the global batch."""
+    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+
+
 def process_sums(*values: float) -> list[float]:
     """Each of ``values`` summed over the processes (themselves on one process), in one all-reduce; every
     process must call it."""

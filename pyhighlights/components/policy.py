@@ -23,10 +23,10 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-import torch.distributed as dist
 from torch import nn
 
 from pyhighlights.components.losses import LossTerm, Role, WeightOnly
+from pyhighlights.components.multiplier import world_size
 from pyhighlights.components.selectors import Selection, Selector
 from pyhighlights.registry import Configuration, Param, Real
 
@@ -90,10 +90,6 @@ def sample_log_prob(selector_logits: torch.Tensor, mask: torch.Tensor) -> torch.
     log_p = torch.log_softmax(selector_logits, dim=-1)
     mask = mask.detach()
     return mask * log_p[..., 1] + (1.0 - mask) * log_p[..., 0]
-
-
-def world_size() -> int:
-    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
 
 
 class PolicyGradientConfig(WeightOnly):

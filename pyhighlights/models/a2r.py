@@ -48,7 +48,7 @@ from cinnamon.registry import RegistrationKey
 
 from pyhighlights.data.batch import Batch
 from pyhighlights.models.base import SELECTION_OUTPUTS
-from pyhighlights.models.phases import Phase, PhasedTraining
+from pyhighlights.models.phases import Phase, PhasedTraining, TakesTurns
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, registration_key as key
 
@@ -106,7 +106,7 @@ class A2RConfig(RNPConfig):
         return config
 
 
-class A2R(PhasedTraining, RNP):
+class A2R(TakesTurns, PhasedTraining, RNP):
     def __init__(self, *, predictor_lr, selector_terms, predictor_terms, hard_term, hard_from,
                  divergence_in_selector, divergence_term, min_kept, **rnp):
         super().__init__(**rnp)
@@ -120,7 +120,7 @@ class A2R(PhasedTraining, RNP):
         self.divergence_in_selector, self.divergence_term = divergence_in_selector, divergence_term
         self.min_kept = min_kept
         # Batches trained so far: the alternation of the reference's global counter, kept across a resume.
-        self.register_buffer("batches_seen", torch.zeros((), dtype=torch.long))
+        self.count_batches()
 
     # --- the two predictors -----------------------------------------------------------
     def predict(self, batch: Batch, keep_words: torch.Tensor | None) -> torch.Tensor:
@@ -191,16 +191,7 @@ class A2R(PhasedTraining, RNP):
         ]
 
     def phase_outputs(self, step):
-        if step.phase.detaches("selector"):
-            with torch.no_grad():
-                selection = self.select(step.batch)
-        else:
-            selection = self.select(step.batch)
-        return self.read(step.batch, selection)
-
-    def training_step(self, batch, batch_idx):
-        super().training_step(batch, batch_idx)
-        self.batches_seen += 1
+        return self.read_selection(step, "selector")
 
     def evaluation_scales(self):
         """Validation/test ``loss``: the terms some step trains (a term no step uses is logged, not summed)."""

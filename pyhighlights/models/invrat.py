@@ -56,7 +56,7 @@ from pyhighlights.components.environment_heads import KerasAdam
 from pyhighlights.data.batch import Batch
 from pyhighlights.data.environments import require_environments
 from pyhighlights.models.base import SELECTION_OUTPUTS
-from pyhighlights.models.phases import Phase, PhasedTraining
+from pyhighlights.models.phases import Phase, PhasedTraining, TakesTurns
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, registration_key as key
 
@@ -131,7 +131,7 @@ class InvRatConfig(RNPConfig):
         return config
 
 
-class InvRat(PhasedTraining, RNP):
+class InvRat(TakesTurns, PhasedTraining, RNP):
     def __init__(self, *, num_environments, schedule, generator_terms, agnostic_terms, aware_terms, adam, **rnp):
         super().__init__(**rnp)
         self.adam = adam
@@ -146,7 +146,7 @@ class InvRat(PhasedTraining, RNP):
         self.player_terms = {"generator": tuple(generator_terms), "agnostic": tuple(agnostic_terms),
                              "aware": tuple(aware_terms)}
         # The reference's global step, kept across epochs and a resume: it decides whose turn a batch is.
-        self.register_buffer("batches_seen", torch.zeros((), dtype=torch.long))
+        self.count_batches()
 
     # --- the environment-aware predictor -----------------------------------------------
     def environment_predict(self, batch: Batch, keep_words: torch.Tensor | None) -> torch.Tensor:
@@ -211,14 +211,8 @@ class InvRat(PhasedTraining, RNP):
         ]
 
     def phase_outputs(self, step):
-        if step.phase.detaches("generator"):
-            with torch.no_grad():
-                selection = self.select(step.batch)
-        else:
-            selection = self.select(step.batch)
-        return self.read(step.batch, selection)
+        return self.read_selection(step, "generator")
 
     def training_step(self, batch, batch_idx):
         require_environments(batch.environments, "model=invrat")
         super().training_step(batch, batch_idx)
-        self.batches_seen += 1

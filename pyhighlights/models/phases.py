@@ -22,7 +22,7 @@ phases marked ``reported`` as the model's ``train/loss`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -240,3 +240,22 @@ class PhasedTraining:
             total = result.total.detach() if total is None else total + result.total.detach()
             parts.update({f"{prefix}{name}" if name in later else name: value for name, value in result.parts.items()})
         self.log_train(total, parts, reported[-1].outputs, step.batch.size)
+
+
+class TakesTurns:
+    """Mixin (before :class:`PhasedTraining`) for models whose players take turns by the batches trained so far,
+    as the references' global step counts them: ``batches_seen`` is a buffer, so the turn survives a resume."""
+
+    def count_batches(self) -> None:
+        self.register_buffer("batches_seen", torch.zeros((), dtype=torch.long))
+
+    def training_step(self, batch: Batch, batch_idx: int):
+        super().training_step(batch, batch_idx)
+        self.batches_seen += 1
+
+    def read_selection(self, step: Step, selector: str):
+        """The model's views of this step's selection, drawn without gradients when the phase detaches
+        ``selector`` (the players that do not train it read a sample they cannot move)."""
+        with torch.no_grad() if step.phase.detaches(selector) else nullcontext():
+            selection = self.select(step.batch)
+        return self.read(step.batch, selection)

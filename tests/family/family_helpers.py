@@ -25,6 +25,16 @@ def experiment(data_dir, model: str, *extra: str) -> Experiment:
     return Experiment(resolve_specs(compose_config(overrides(data_dir, model, *extra))))
 
 
+def trained_test_metrics(exp: Experiment, seed: int, epochs: int) -> dict[str, float]:
+    """The test metrics of ``exp``'s model trained from ``seed`` for ``epochs`` (what the learning tests score)."""
+    pl.seed_everything(seed, verbose=False)
+    model = exp.model()
+    datamodule = exp.datamodule(seed)
+    fit = quiet_cpu_trainer(epochs)
+    fit.fit(model, datamodule=datamodule)
+    return fit.test(model, datamodule=datamodule, verbose=False)[0]
+
+
 def trainer(max_epochs: int = 1, **kwargs) -> pl.Trainer:
     """One training batch per epoch unless ``limit_train_batches`` says otherwise."""
     return quiet_cpu_trainer(max_epochs, **{"limit_train_batches": 1, **kwargs})

@@ -23,11 +23,8 @@ selecting 20 % of the words at random scores a highlight F1 of ~0.16.
 """
 from __future__ import annotations
 
-import lightning.pytorch as pl
 import pytest
-from family_helpers import experiment
-
-from pyhighlights.testing import quiet_cpu_trainer
+from family_helpers import experiment, trained_test_metrics
 
 SEEDS = (0, 1, 2)
 # Our named options that learn quickly at this scale (the reference arithmetic is the models' default):
@@ -124,11 +121,6 @@ PARAMS = [pytest.param(name, seed, id=f"{name}-{seed}") for name in CASES for se
 def test_learns(short_learnable_beer_dir, name, seed):
     extra, epochs, min_accuracy, min_f1 = CASES[name]
     exp = experiment(short_learnable_beer_dir, name, *COMMON, *extra)
-    pl.seed_everything(seed, verbose=False)
-    model = exp.model()
-    datamodule = exp.datamodule(seed)
-    trainer = quiet_cpu_trainer(epochs)
-    trainer.fit(model, datamodule=datamodule)
-    metrics = trainer.test(model, datamodule=datamodule, verbose=False)[0]
+    metrics = trained_test_metrics(exp, seed, epochs)
     assert metrics["test/accuracy"] >= min_accuracy, metrics
     assert metrics["test/highlight_f1"] >= min_f1, metrics

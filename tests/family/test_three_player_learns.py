@@ -13,11 +13,8 @@ evaluation's mode keeps ~0.05), and count targets for these documents (8 words, 
 """
 from __future__ import annotations
 
-import lightning.pytorch as pl
 import pytest
-from family_helpers import experiment
-
-from pyhighlights.testing import quiet_cpu_trainer
+from family_helpers import experiment, trained_test_metrics
 
 SEEDS = (0, 1, 2)
 SETTINGS = ("layout=packed", "backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16",
@@ -33,11 +30,6 @@ MIN_ACCURACY, MIN_F1 = 0.9, 0.3
 @pytest.mark.parametrize("seed", SEEDS)
 def test_three_player_learns(learnable_beer_dir, seed):
     exp = experiment(learnable_beer_dir, "three_player", *SETTINGS)
-    pl.seed_everything(seed, verbose=False)
-    model = exp.model()
-    datamodule = exp.datamodule(seed)
-    trainer = quiet_cpu_trainer(EPOCHS)
-    trainer.fit(model, datamodule=datamodule)
-    metrics = trainer.test(model, datamodule=datamodule, verbose=False)[0]
+    metrics = trained_test_metrics(exp, seed, EPOCHS)
     assert metrics["test/accuracy"] >= MIN_ACCURACY, metrics
     assert metrics["test/highlight_f1"] >= MIN_F1, metrics
