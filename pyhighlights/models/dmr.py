@@ -1,7 +1,8 @@
 """DMR: distribution matching for rationalization (Huang, Chen, Du and Yang, AAAI 2021, "Distribution Matching
 for Rationalization"). Reference code: github.com/kochsnow/distribution-matching-rationality, commit
-95b40ec (``run.py``, ``core/model.py``, ``core/train_utils.py``, ``core/distance.py``, ``core/metric.py``,
-``core/eval_utils.py``, ``scripts/run_beer_0.sh``), cited by file name below.
+95b40ec86f8f390ff3824b4e0afb1cccaae4d8bd (``run.py``, ``core/model.py``, ``core/train_utils.py``,
+``core/distance.py``, ``core/metric.py``, ``core/eval_utils.py``, ``scripts/run_beer_0.sh``), cited by file
+name below.
 
 A rationale should look like its full text to the classifier that reads it: its features (the classifier's
 pooled states) should be distributed as the full text's, and its predicted class distribution as that of a
