@@ -41,7 +41,8 @@ discriminator's on the rationale drawn before it, is the same arithmetic. Four A
 Evaluation (``eval_utils.py validate``): a document's rationale is its *factual* one, from the generator of
 its label fed its label; the discriminator reads it with that generator's one-hot. Our ``logits`` are that
 discriminator's prediction (the reference scores no prediction). ``evaluation_label=teacher`` takes the
-teacher's prediction on the full text instead of the label (for text without labels).
+teacher's prediction on the full text instead of the label (what ``highlight`` does with raw text, which has no
+label).
 
 Defaults: ``scripts/run_beer_0.sh`` (Beer appearance): s 0.08, λs 5, λc 10, cls 0.1 (``cls_lambda``), om 0.9
 (``om_lambda``), fm 0.01 (``fm_lambda``), T 3 (``params_t``), CMD with 5 moments (``distance`` cmd), teacher
@@ -254,10 +255,18 @@ class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
         chosen_mask = masks.gather(0, index[..., 0]).squeeze(0)
         return Selection(logits=chosen_logits, mask=chosen_mask)
 
+    def highlight(self, texts, batch_size: int = 32):
+        """Raw text has no label: each text is explained by the generator of the teacher's prediction."""
+        saved, self.evaluation_label = self.evaluation_label, "teacher"
+        try:
+            return super().highlight(texts, batch_size)
+        finally:
+            self.evaluation_label = saved
+
     def forward(self, batch: Batch):
         classes = self.explained_class(batch)
         selection = self.select(batch)
-        logits, features = self.discriminate(batch, selection.mask, classes)
+        logits, _ = self.discriminate(batch, selection.mask, classes)
         return self.outputs(batch, selection, logits, targets=classes)
 
     # --- parts, optimisers, phases --------------------------------------------------------

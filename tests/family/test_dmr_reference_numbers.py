@@ -2,8 +2,9 @@
 
 How the constants below were produced. The reference, github.com/kochsnow/distribution-matching-rationality at
 commit 95b40ec86f8f390ff3824b4e0afb1cccaae4d8bd, is TensorFlow 1.12 in eager mode (``tensorflow-gpu==1.12.0``,
-``CuDNNGRU``), which cannot be installed on Python 3.11 (nor run on CPU: ``CuDNNGRU`` needs a GPU). So the numbers come from a faithful
-plain-PyTorch transcription of its steps, written beside (not in) this repository: ``core/model.py``
+``CuDNNGRU``), which cannot be installed on Python 3.11 (nor run on CPU: ``CuDNNGRU`` needs a GPU). So the
+numbers come from a faithful plain-PyTorch transcription of its steps, written beside (not in) this repository:
+``core/model.py``
 ``TargetRNN.call`` (two label-conditioned generators, each its own embedding table and ``Bidirectional(CuDNNGRU)``
 over the padded tensor reading the embeddings joined with the masked label one-hot; a Dense(2) per word,
 ``independent_straight_through_sampling``, padding forced to "drop"; the discriminator reading the rationale-masked
