@@ -266,8 +266,10 @@ class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
     def forward(self, batch: Batch):
         classes = self.explained_class(batch)
         selection = self.select(batch)
-        logits, _ = self.discriminate(batch, selection.mask, classes)
-        return self.outputs(batch, selection, logits, targets=classes)
+        logits, rationale_features = self.discriminate(batch, selection.mask, classes)
+        _, text_features = self.discriminate(batch, None, classes)
+        return self.outputs(batch, selection, logits, targets=classes, teacher_logits=self.auxiliary_logits(batch),
+                            rationale_features=rationale_features, text_features=text_features)
 
     # --- parts, optimisers, phases --------------------------------------------------------
     def generator_modules(self, c: int) -> list[nn.Module]:
@@ -336,14 +338,9 @@ class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
             self.game_steps += 1
 
     def evaluation_scales(self):
-        """Validation/test ``loss``: the discriminator's CE only (the other terms read what evaluation lacks)."""
+        """Validation/test ``loss``: the discriminator's CE on the factual rationale (the other terms are logged,
+        not summed: the game's terms mix players that pull apart)."""
         return {name: 0.0 for name in self.losses.terms if name != "task"}
-
-    def loss(self, outputs, scales=None, only=None):
-        if only is None:  # evaluation: the terms its outputs can feed
-            only = {name for name in self.losses.terms
-                    if all(source in outputs for source in self.losses.terms[name].inputs.values())}
-        return super().loss(outputs, scales=scales, only=only)
 
     # --- validation of the teacher while it pre-trains --------------------------------------
     def validation_step(self, batch, batch_idx):
