@@ -46,13 +46,15 @@ label).
 
 Defaults: ``scripts/run_beer_0.sh`` (Beer appearance): s 0.08, λs 5, λc 10, cls 0.1 (``cls_lambda``), om 0.9
 (``om_lambda``), fm 0.01 (``fm_lambda``), T 3 (``params_t``), CMD with 5 moments (``distance`` cmd), teacher
-10 epochs, 37 epochs, batch 200, classes balanced (``balance``), sequences padded to 256 (``max_seq_length``)
-and the GRUs run over the padded tensor (Keras ``Bidirectional(CuDNNGRU)``, no masking: ``recurrence=padded``),
-100d GloVe in four trainable tables, no dropout, 100 GRU units per direction.
+10 epochs, sequences padded to 256 (``max_seq_length``) and the GRUs run over the padded tensor (Keras
+``Bidirectional(CuDNNGRU)``, no masking: ``recurrence=padded``), random batches, no dropout. The experiment
+configs ``dmr_<beer|hotel>_<aspect>`` add each script's corpus settings: 37 epochs after the teacher's, batch
+200, classes balanced (``balance``), 100d GloVe in four trainable tables, 100 GRU units per direction.
 
 Departures, each a named option: ``losses.feature_match.central=powered`` (the CMD's central moments; the
 reference's ``moment_diff`` multiplies by k instead of raising to the power k, so only the means are
-matched); ``adam=torch``; ``evaluation_label=teacher``; ``condition=states`` (the one-hots joined to the
+matched); ``adam=torch``; ``auxiliary_selection=f1`` or ``accuracy`` (the teacher's best validation epoch);
+``evaluation_label=teacher``; ``condition=states`` (the one-hots joined to the
 encoders' states instead of their inputs: what a transformer backbone, which reads no extra inputs, needs).
 Always: a CMD norm of an exactly zero difference has gradient 0 (the reference's ``sqrt`` gives NaN there:
 a batch of one document); the ``mmd`` and ``coral`` distances of ``core/distance.py`` are not offered (they
