@@ -97,8 +97,9 @@ def global_selection_rate(mask: torch.Tensor, word_mask: torch.Tensor, count_pad
 
 # --- an auxiliary model pre-trained on the full text -------------------------------------
 #: How the auxiliary model's best pre-training epoch is chosen on the full validation text:
-#: accuracy, or the F1 of class 1 (macro F1 over classes beyond two), as DAR's ``teacher_beer.py``.
-AUXILIARY_SELECTIONS = ("accuracy", "f1")
+#: accuracy, or the F1 of class 1 (macro F1 over classes beyond two), as DAR's ``teacher_beer.py``; or "last":
+#: the last pre-training state, whatever the validation says (DMR's ``run.py``).
+AUXILIARY_SELECTIONS = ("accuracy", "f1", "last")
 
 
 def confusion_counts(predicted: torch.Tensor, labels: torch.Tensor, num_classes: int) -> torch.Tensor:
@@ -214,7 +215,9 @@ class AuxiliaryPretraining:
                 self.freeze_auxiliary()  # parameters' flags are not in checkpoints: re-apply after a resume
             return
         best = self._auxiliary_best
-        if best is not None:
+        if self.auxiliary_selection == "last":
+            log.info("auxiliary model: kept the state of its last pre-training epoch and froze it")
+        elif best is not None:
             self.load_auxiliary_state(best["state"])
             log.info("auxiliary model: restored the state of epoch %d (validation accuracy %.4f) and froze it",
                      best["epoch"], best["score"])
@@ -247,7 +250,7 @@ class AuxiliaryPretraining:
         return selection_score(summed, self.auxiliary_selection)
 
     def auxiliary_validation_end(self) -> None:
-        if not self.pretraining or self.trainer.sanity_checking:
+        if not self.pretraining or self.trainer.sanity_checking or self.auxiliary_selection == "last":
             return
         score = self.auxiliary_validation_score()
         # already global: the mean of equal values

@@ -28,3 +28,13 @@ register("model", "nir", nir.NIRConfig, nir.NIR)
 from pyhighlights.models import invrat  # noqa: E402
 
 register("model", "invrat", invrat.InvRatConfig, invrat.InvRat)
+
+from pyhighlights.components import distribution_matching  # noqa: E402
+from pyhighlights.models import dmr  # noqa: E402
+
+register("loss", "cmd", distribution_matching.CMDConfig, distribution_matching.CMDTerm)
+register("loss", "soft_cross_entropy", distribution_matching.SoftCrossEntropyConfig,
+         distribution_matching.SoftCrossEntropyTerm)
+register("loss", "target_likelihood", distribution_matching.TargetLikelihoodConfig,
+         distribution_matching.TargetLikelihoodTerm)
+register("model", "dmr", dmr.DMRConfig, dmr.DMR)

@@ -46,11 +46,13 @@ MODELS = {
     "nir": [],
     # torch's Adam (the one patched above); h(t) = t: ReLU of a batch-mean gap is taken per process under DDP
     "invrat": ["model.adam=torch", "model.schedule=[1,1,1]", "model.losses.invariance.penalty=identity"],
+    # torch's Adam; no CMD: its moments are each process's batch statistics (DDP matches each share's own)
+    "dmr": ["model.adam=torch", "model.auxiliary_epochs=1", "model.losses.feature_match.weight=0"],
 }
 # 3PLAYER has no sparsity term (its reward counts kept words): the others' settings without it
 OWN_COMMON = {name: ("backbone.dropout=0", "model.selector.dropout=0", "model.lr=0.001")
               for name in ("three_player", "three_player_introspective")}
-EPOCHS = {"dar": 2}  # one pre-training epoch, one rationaliser epoch
+EPOCHS = {"dar": 2, "dmr": 2}  # one pre-training epoch, one rationaliser (game) epoch
 
 
 class FixedBatches(pl.LightningDataModule):

@@ -77,7 +77,8 @@ class RecurrentBackbone(Backbone):
 
     def __init__(self, *, embedding_matrix: torch.Tensor, freeze_embeddings: bool = True, cell: str = "gru",
                  hidden_size: int = 200, num_layers: int = 1, bidirectional: bool = True, dropout: float = 0.2,
-                 layer_norm: bool = False, recurrence: str = "within_length", extra_inputs: int = 0):
+                 layer_norm: bool = False, recurrence: str = "within_length", extra_inputs: int = 0,
+                 extra_on_padding: bool = False):
         super().__init__()
         if recurrence not in RECURRENCES:
             raise ValueError(f"backbone.recurrence: expected one of {RECURRENCES}, got {recurrence!r}")
@@ -89,6 +90,9 @@ class RecurrentBackbone(Backbone):
         # extra_inputs: per-word features a model joins to the embeddings (InvRat's environment one-hot);
         # a runtime argument of the model that asks for it, not a backbone setting.
         self.extra_inputs = extra_inputs
+        # extra_on_padding: the features are joined at padded positions too (DMR's discriminator joins its
+        # path one-hot to every position of the padded tensor); otherwise they are zero there.
+        self.extra_on_padding = extra_on_padding
         inputs = [embedding_matrix.shape[1] + extra_inputs] + [hidden_size] * (num_layers - 1)
         self.forward_layers = nn.ModuleList(rnn(n, size, batch_first=True) for n in inputs)
         self.backward_layers = nn.ModuleList(rnn(n, size, batch_first=True) for n in inputs) if bidirectional else None
@@ -112,7 +116,8 @@ class RecurrentBackbone(Backbone):
         if extra is not None:
             # joined after the keep mask: the features stay on removed words (InvRat concatenates its
             # environment one-hot to the rationale-masked embeddings), zero on padding
-            states = torch.cat([states, extra.to(states.dtype) * real], dim=-1)
+            extra = extra.to(states.dtype)
+            states = torch.cat([states, extra if self.extra_on_padding else extra * real], dim=-1)
         lengths = attention_mask.sum(dim=1)
         reverse = reverse_all if padded else reverse_within_length
         for depth, forward_rnn in enumerate(self.forward_layers):
