@@ -129,16 +129,21 @@ def run_check(model, loader, evaluator, evaluator_loader, *, seed: int = 0, devi
 
 
 # --- the evaluator ------------------------------------------------------------------------
-def evaluator_specs(parameters: dict[str, Any], epochs: int, keep_probability: float) -> dict[str, Any]:
-    """A training run's sections for an EVAL-X evaluator on the run's corpus, backbone and layout."""
+def evaluator_specs(parameters: dict[str, Any], epochs: int, keep_probability: float,
+                    lr: float | None = None) -> dict[str, Any]:
+    """A training run's sections for an EVAL-X evaluator on the run's corpus, backbone and layout
+    (``lr``: its learning rate; None = model=evalx's)."""
     model = {"name": "evalx", "pretrain_epochs": epochs, "keep_probability": keep_probability}
+    if lr is not None:
+        model["lr"] = lr
     model.update({name: parameters["model"][name] for name in LAYOUT_FIELDS if name in parameters["model"]})
     trainer = {**parameters["trainer"], "max_epochs": epochs, "progress_bar": False}
     return {"dataset": parameters["dataset"], "model": model, "backbone": parameters["backbone"],
             "embeddings": parameters["embeddings"], "trainer": trainer}
 
 
-def train_evaluator(parameters: dict[str, Any], seed: int, epochs: int, keep_probability: float, path: Path):
+def train_evaluator(parameters: dict[str, Any], seed: int, epochs: int, keep_probability: float, path: Path,
+                    lr: float | None = None):
     """Train an evaluator's random-mask phase for ``epochs`` epochs from ``seed``; save it to ``path``
     (written whole or not at all); return it loaded as :func:`pyhighlights.load` reads it."""
     from pyhighlights.inference import load
@@ -146,7 +151,7 @@ def train_evaluator(parameters: dict[str, Any], seed: int, epochs: int, keep_pro
     from pyhighlights.training.description import ModelDescription
     from pyhighlights.training.run import Experiment, resolve_specs
 
-    experiment = Experiment(resolve_specs(evaluator_specs(parameters, epochs, keep_probability)))
+    experiment = Experiment(resolve_specs(evaluator_specs(parameters, epochs, keep_probability, lr)))
     pl.seed_everything(seed, workers=True, verbose=False)
     model = experiment.model()
     trainer = pl.Trainer(max_epochs=epochs, accelerator="cpu", logger=False, enable_checkpointing=False,
