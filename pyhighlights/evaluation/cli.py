@@ -33,8 +33,9 @@ The overrides after the path follow Hydra's grammar, as for train.py
 
 The encoding check (EVAL-X, Jethani et al., AISTATS 2021), instead of the metrics above:
   evalx=train                train an EVAL-X evaluator per seed on the run's corpus with random masks
-                             (each word kept with probability evalx_keep=0.5, evalx_epochs=3 epochs; saved
-                             under RUN/evalx/ and reused), then score the run's rationales with it
+                             (each word kept with probability evalx_keep=0.5, evalx_epochs=3 epochs at
+                             evalx_lr=null: model=evalx's lr; saved under RUN/evaluation/evalx-evaluators/
+                             and reused), then score the run's rationales with it
   evalx=RUN                  use the predictor of a model=evalx run as the evaluator
   Writes RUN/evaluation/<split>-evalx[-<tag>]/metrics.json: evalx_predictor_accuracy (the run's own
   predictor on its rationales), evalx_accuracy (the evaluator on them), evalx_encoding_gap (the first
@@ -60,7 +61,9 @@ def _evaluate(cfg: DictConfig) -> None:
             out_dir, payload = check_run(
                 require_run(cfg), evalx=str(cfg.evalx), split=cfg.split, dataset=dataset_overrides(cfg),
                 tag=cfg.tag, batch_size=cfg.batch_size, device=cfg.device, epochs=int(cfg.evalx_epochs),
-                keep_probability=float(cfg.evalx_keep), overwrite=bool(cfg.overwrite), command=command())
+                keep_probability=float(cfg.evalx_keep),
+                lr=None if cfg.evalx_lr is None else float(cfg.evalx_lr), overwrite=bool(cfg.overwrite),
+                command=command())
             print_summary(payload["summary"], names=EVALX_NAMES)
             print(f"encoding check written to {out_dir}")
             return

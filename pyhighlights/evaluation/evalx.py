@@ -23,7 +23,8 @@ selection, the one its test metrics score), f the run's own predictor and q the 
 - ``evalx_sparsity``: the rationales' share of real words.
 
 The evaluator is a ``model=evalx`` predictor: ``evalx=train`` trains one per seed on the run's corpus with
-the run's backbone and layout (only its random-mask phase; saved under ``RUN/evalx/`` and reused), or
+the run's backbone and layout (only its random-mask phase; saved under ``RUN/evaluation/evalx-evaluators/``
+and reused), or
 ``evalx=<run of model=evalx>`` reads the predictor that run pre-trained on random masks.
 """
 from __future__ import annotations
@@ -164,11 +165,14 @@ def train_evaluator(parameters: dict[str, Any], seed: int, epochs: int, keep_pro
     return load(path)
 
 
-def evaluator_folder(run_path: Path, epochs: int, keep_probability: float) -> Path:
-    return Path(run_path) / "evalx" / f"evaluator-epochs{epochs}-keep{keep_probability:g}"
+def evaluator_folder(run_path: Path, epochs: int, keep_probability: float, lr: float | None = None) -> Path:
+    """Where ``evalx=train`` keeps its evaluators, one folder per setting (beside the evaluations)."""
+    rate = "" if lr is None else f"-lr{lr:g}"
+    return Path(run_path) / "evaluation" / "evalx-evaluators" / f"epochs{epochs}-keep{keep_probability:g}{rate}"
 
 
-def evaluators(run, source: str, seeds: list[int], *, epochs: int, keep_probability: float) -> dict[int, Any]:
+def evaluators(run, source: str, seeds: list[int], *, epochs: int, keep_probability: float,
+               lr: float | None = None) -> dict[int, Any]:
     """Seed -> evaluator: trained on the run's corpus (``source="train"``; reused once saved), or the
     predictor of a ``model=evalx`` run (``source`` its directory or one of its checkpoints)."""
     from pyhighlights.evaluation.restore import RestoredRun
@@ -179,7 +183,9 @@ def evaluators(run, source: str, seeds: list[int], *, epochs: int, keep_probabil
             raise ValueError(f"evalx_epochs={epochs}: expected at least 1 epoch of evaluator training")
         if not 0.0 < keep_probability <= 1.0:
             raise ValueError(f"evalx_keep={keep_probability}: expected a probability in (0, 1]")
-        folder = evaluator_folder(run.path, epochs, keep_probability)
+        if lr is not None and not lr > 0:
+            raise ValueError(f"evalx_lr={lr}: expected a positive learning rate (or null: model=evalx's)")
+        folder = evaluator_folder(run.path, epochs, keep_probability, lr)
         found = {}
         for seed in seeds:
             path = folder / f"seed{seed}.ckpt"
@@ -188,7 +194,7 @@ def evaluators(run, source: str, seeds: list[int], *, epochs: int, keep_probabil
                 found[seed] = load(path)
             else:
                 log.info("seed %d: training an EVAL-X evaluator on random masks (%d epochs) -> %s", seed, epochs, path)
-                found[seed] = train_evaluator(run.manifest["parameters"], seed, epochs, keep_probability, path)
+                found[seed] = train_evaluator(run.manifest["parameters"], seed, epochs, keep_probability, path, lr)
         return found
     other = RestoredRun(source)
     if other.model_name != "evalx":
@@ -203,7 +209,7 @@ def evaluators(run, source: str, seeds: list[int], *, epochs: int, keep_probabil
 
 def check_run(path: str | Path, *, evalx: str, split: str = "test", dataset: dict[str, Any] | None = None,
               tag: str | None = None, batch_size: int | None = None, device: str = "cpu", epochs: int = 3,
-              keep_probability: float = 0.5, overwrite: bool = False,
+              keep_probability: float = 0.5, lr: float | None = None, overwrite: bool = False,
               command: list[str] | None = None) -> tuple[Path, dict[str, Any]]:
     """The encoding check of every seed of a run; written to ``RUN/evaluation/<split>-evalx[-<tag>]/metrics.json``
     (never over an earlier one unless ``overwrite``)."""
@@ -226,7 +232,7 @@ def check_run(path: str | Path, *, evalx: str, split: str = "test", dataset: dic
     corpus = run.corpus(dataset)
     batch_size = batch_size or run.default_batch_size
     checkpoints = run.checkpoints()
-    found = evaluators(run, evalx, list(checkpoints), epochs=epochs, keep_probability=keep_probability)
+    found = evaluators(run, evalx, list(checkpoints), epochs=epochs, keep_probability=keep_probability, lr=lr)
     prefix = SPLIT_PREFIX[split]
     seeds: dict[str, dict[str, float]] = {}
     for seed, checkpoint in checkpoints.items():
@@ -246,8 +252,9 @@ def check_run(path: str | Path, *, evalx: str, split: str = "test", dataset: dic
         "documents": len(corpus.split(split)),
         "checkpoints": {str(seed): str(p) for seed, p in checkpoints.items()},
         "evaluator": str(evalx) if str(evalx) != "train" else
-        str(evaluator_folder(run.path, epochs, keep_probability)),
-        "evaluator_training": {"epochs": epochs, "keep_probability": keep_probability} if str(evalx) == "train"
+        str(evaluator_folder(run.path, epochs, keep_probability, lr)),
+        "evaluator_training": {"epochs": epochs, "keep_probability": keep_probability, "lr": lr}
+        if str(evalx) == "train"
         else None,
         "definition": "encoding_gap = predictor_accuracy - accuracy: the run's own predictor and the EVAL-X "
                       "evaluator (trained on random masks) on the run's rationales",
