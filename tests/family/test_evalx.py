@@ -32,17 +32,16 @@ def test_keep_probability_sets_the_rate_of_each_word():
     assert (masks[:, 0] * masks[:, 1]).mean().item() == pytest.approx(0.04, abs=0.006)
 
 
-def phase_gradients(model, names):
-    """Gradient of each named parameter at each optimiser step (None: it had none)."""
-    class Gradients(pl.Callback):
-        steps = []
+class StepGradients(pl.Callback):
+    """Each optimiser step's gradients of the parameters it steps, by name (None: no gradient)."""
 
-        def on_before_optimizer_step(self, trainer, pl_module, optimizer):
-            params = dict(pl_module.named_parameters())
-            self.steps.append({n: None if params[n].grad is None else params[n].grad.clone() for n in names
-                               if any(params[n] is p for g in optimizer.param_groups for p in g["params"])})
-    Gradients.steps = []
-    return Gradients()
+    def __init__(self):
+        self.steps = []
+
+    def on_before_optimizer_step(self, trainer, pl_module, optimizer):
+        names = {id(p): n for n, p in pl_module.named_parameters()}
+        self.steps.append({names[id(p)]: None if p.grad is None else p.grad.clone()
+                           for group in optimizer.param_groups for p in group["params"]})
 
 
 def test_evaluator_phase_is_cross_entropy_on_a_random_mask_and_the_selector_waits(family_tiny_dir):
@@ -50,8 +49,7 @@ def test_evaluator_phase_is_cross_entropy_on_a_random_mask_and_the_selector_wait
     pl.seed_everything(0)
     model = exp.model()
     initial = copy.deepcopy(model)
-    names = [n for n, _ in model.named_parameters()]
-    recorder, grads = Recorder(), phase_gradients(model, names)
+    recorder, grads = Recorder(), StepGradients()
     trainer(1, callbacks=[recorder, grads]).fit(model, datamodule=exp.datamodule(0))
     # one epoch of the evaluator phase: one optimiser step, on the evaluator's parameters only
     assert len(grads.steps) == 1
@@ -82,8 +80,7 @@ def test_after_its_phase_the_evaluator_is_frozen_and_only_the_selector_learns(fa
     model = exp.model()
     trainer(1).fit(model, datamodule=exp.datamodule(0))  # the evaluator's epoch
     evaluator, selector = snapshot(model.evaluator_modules()), snapshot(model.selector_modules())
-    names = [n for n, _ in model.named_parameters()]
-    grads = phase_gradients(model, names)
+    grads = StepGradients()
     # continue into the selector's epoch: a fresh trainer starts at epoch 0, so move the phase boundary
     model.pretrain_epochs = 0
     trainer(1, callbacks=[grads]).fit(model, datamodule=exp.datamodule(0))
