@@ -30,7 +30,21 @@ The overrides after the path follow Hydra's grammar, as for train.py
   batch_size=N               evaluation batch size (default: the run's)
   device=cpu                 cpu | cuda | cuda:N
   overwrite=false            replace an existing evaluation folder
+
+The encoding check (EVAL-X, Jethani et al., AISTATS 2021), instead of the metrics above:
+  evalx=train                train an EVAL-X evaluator per seed on the run's corpus with random masks
+                             (each word kept with probability evalx_keep=0.5, evalx_epochs=3 epochs at
+                             evalx_lr=null: model=evalx's lr; saved under RUN/evaluation/evalx-evaluators/
+                             and reused), then score the run's rationales with it
+  evalx=RUN                  use the predictor of a model=evalx run as the evaluator
+  Writes RUN/evaluation/<split>-evalx[-<tag>]/metrics.json: evalx_predictor_accuracy (the run's own
+  predictor on its rationales), evalx_accuracy (the evaluator on them), evalx_encoding_gap (the first
+  minus the second), evalx_full_accuracy, evalx_random_accuracy (a random rationale of the same size).
 """
+
+
+EVALX_NAMES = ("evalx_predictor_accuracy", "evalx_accuracy", "evalx_encoding_gap", "evalx_full_accuracy",
+               "evalx_random_accuracy", "evalx_sparsity")
 
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="evaluate")
@@ -41,6 +55,18 @@ def _evaluate(cfg: DictConfig) -> None:
     from pyhighlights.evaluation.restore import RunNotFound
 
     try:
+        if cfg.evalx is not None:
+            from pyhighlights.evaluation.evalx import check_run
+
+            out_dir, payload = check_run(
+                require_run(cfg), evalx=str(cfg.evalx), split=cfg.split, dataset=dataset_overrides(cfg),
+                tag=cfg.tag, batch_size=cfg.batch_size, device=cfg.device, epochs=int(cfg.evalx_epochs),
+                keep_probability=float(cfg.evalx_keep),
+                lr=None if cfg.evalx_lr is None else float(cfg.evalx_lr), overwrite=bool(cfg.overwrite),
+                command=command())
+            print_summary(payload["summary"], names=EVALX_NAMES)
+            print(f"encoding check written to {out_dir}")
+            return
         out_dir, payload = evaluate_run(
             require_run(cfg), split=cfg.split, dataset=dataset_overrides(cfg), tag=cfg.tag,
             batch_size=cfg.batch_size, device=cfg.device, faithfulness_model=cfg.faithfulness_model,
