@@ -1,13 +1,16 @@
 """Behavioural: G-RAT learns a small synthetic corpus (seeded, one thread).
 
-Corpus: short synthetic Beer reviews (30-60 words), ~690 balanced training documents, 43 batches of 16 per
-epoch; BiGRU 64 over learned 64d embeddings. Schedule for this scale (not the paper's): the guider trains
-alone for one epoch, then its guidance is annealed out over 50 rationaliser steps (decay 0.02); 5 epochs.
-The final weights are scored on the 60 annotated test reviews.
+Corpus: ``short_learnable_beer_dir`` (see ``write_short_learnable_beer`` in pyhighlights/testing.py: reviews of
+20-40 words, 704 balanced training documents, 11 batches of 64 per epoch; 164 test reviews, majority class 0.58,
+random 20 % selection F1 ~0.16); BiGRU 64 over learned 64d embeddings. Batches of 64: on one thread a recurrent
+step costs little more than one of 32 or 16 (its time goes in the per-word recurrence), so an epoch costs a
+fraction. Schedule for this scale (not the paper's): lr 0.02, the guider trains alone for one epoch, then its
+guidance is annealed out over 20 rationaliser steps (decay 0.05); 4 epochs, 33 rationaliser steps. The final
+weights are scored on the test reviews.
 
 The test runs G-RAT with our options (textbook JSD, valid-word averaging, padding excluded, pooling over kept
 words, the additive guider, the family's encoders, our batching layout and one embedding table per encoder):
-at this scale the reference arithmetic is unstable
+on the 30-60-word corpus in batches of 16 the reference arithmetic was unstable
 (seeds 0-4 of the same schedule with λs = λc = 2, lr 5e-3, decay 0.01: accuracy 0.61-0.96, highlight F1
 0.14-0.42, one seed near collapse at sparsity 0.013). The reference arithmetic's learning is checked on the
 embedded corpus by the quick run (README).
@@ -27,22 +30,15 @@ OUR_OPTIONS = ("model.losses.match.name=jsd", "model.guide_target_mean=valid", "
                "model.shared_norm=false", "model.encoder_dropout=null", "model.selector.dropout=0",
                # our faster batching (GRU within each length, bucketing) and one embedding table per encoder
                "layout=packed", "model.shared_embeddings=false")
-OVERRIDES = ("model=grat", "backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16",
-             "model.pretrain_epochs=1", "model.losses.sparsity.target=0.2", "model.lr=0.01", "model.decay=0.02",
+OVERRIDES = ("model=grat", "backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=64",
+             "model.pretrain_epochs=1", "model.losses.sparsity.target=0.2", "model.lr=0.02", "model.decay=0.05",
              "model.losses.sparsity.weight=1", "model.losses.continuity.weight=1", "model.losses.guide.weight=1",
              *OUR_OPTIONS)
-EPOCHS = 5
-# From seeds 0-4 on this machine (torch 2.13 CPU), with a margin below the observed range:
-MIN_ACCURACY = 0.9  # observed 1.00 for all five seeds
-MIN_F1 = 0.5  # observed 0.63-0.82 (seeds 0-4: 0.684, 0.820, 0.628, 0.736, 0.655); sparsity 0.12-0.18
-
-
-@pytest.fixture(scope="module")
-def learn_dir(tmp_path_factory):
-    from pyhighlights.data.synthetic import write_synthetic_beer
-
-    return write_synthetic_beer(tmp_path_factory.mktemp("grat_learn"), seed=3, n_train=1000, n_heldout=60,
-                                n_test=60, min_length=30, max_length=60)
+EPOCHS = 4
+# From seeds 0-4 on this machine (torch 2.13 CPU; 10-12 CPU-s a seed on a busy machine), with a margin below the
+# observed range:
+MIN_ACCURACY = 0.75  # observed 0.878-0.957 (seeds 0-4: 0.939, 0.915, 0.921, 0.957, 0.878)
+MIN_F1 = 0.35  # observed 0.504-0.771 (seeds 0-4: 0.674, 0.722, 0.504, 0.771, 0.659); sparsity 0.086-0.202
 
 
 def train_and_test(data_dir, seed: int) -> dict:
@@ -58,7 +54,7 @@ def train_and_test(data_dir, seed: int) -> dict:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_grat_learns(learn_dir, seed):
-    metrics = train_and_test(learn_dir, seed)
+def test_grat_learns(short_learnable_beer_dir, seed):
+    metrics = train_and_test(short_learnable_beer_dir, seed)
     assert metrics["test/accuracy"] >= MIN_ACCURACY, metrics
     assert metrics["test/highlight_f1"] >= MIN_F1, metrics
