@@ -20,8 +20,15 @@ samples, max sensitivity 3 samples) and score them the same way:
   (:mod:`pyhighlights.explain.recurrent_ig`: input gates built one time step
   at a time, the backward summing over the integration steps as it goes,
   about 160 rows a pass), the max-sensitivity perturbations without the
-  convergence delta and its two forward passes, and the full input's
-  probabilities computed once per batch.
+  convergence delta and its two forward passes, the full input's
+  probabilities computed once per batch, and the dozen masks the
+  faithfulness scores ask about answered from one stacked forward pass.
+
+``--floor`` prints, instead of timing, the matrix products the GRU shortcut
+needs for the whole test split at explain.py's defaults and this machine's
+rate for one of them: a lower bound on the command's CPU time (the
+recurrence's elementwise work, which a pass of 160 rows spends twice as long
+on as on its matrix products, comes on top).
 
 Measured (README, "Throughput"): IG alone on 32 documents 3.1 -> 2.6 CPU s
 from the recurrence's per-step gates; the whole explain.py command 162.6 s
@@ -111,6 +118,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16, help="documents per batch when batched (default 16)")
     parser.add_argument("--no-robustness", action="store_true", help="skip infidelity and sensitivity")
     parser.add_argument("--skip-first", action="store_true", help="leave out the slow one-document path")
+    parser.add_argument("--floor", action="store_true", help="print the recurrence's matrix-product floor for the "
+                                                              "whole test split and stop")
     args = parser.parse_args()
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
@@ -130,6 +139,9 @@ def main() -> None:
     print(f"{run.model_name} run {run.path} (seed {seed}), integrated_gradients, {len(ids)} test documents, "
           f"{torch.get_num_threads()} thread(s), robustness metrics {'off' if args.no_robustness else 'on'}")
 
+    if args.floor:
+        gemm_floor(model, run.loader(run.corpus(), "test", model, args.batch_size))
+        return
     torch.manual_seed(0)
     timings = time_paths(args, run, corpus, model, ids, robustness, captum, shortcut)
     base = timings.get("first", timings["captum"])
@@ -137,6 +149,30 @@ def main() -> None:
         wall, cpu, _ = timings[name]
         print(f"speed-up of {name} over {'one document per batch' if 'first' in timings else 'captum'}: "
               f"{base[0] / wall:.2f}x wall, {base[1] / cpu:.2f}x CPU")
+
+
+def gemm_floor(model, loader, n_steps: int = 20, calls: int = 4) -> None:
+    """The GRU shortcut's matrix products alone, for the whole split: per token row of every integration step,
+    each direction runs W_hh h forward and its transpose backward (2 x 2 H x 3H multiply-adds); explain.py's
+    defaults make ``calls`` Integrated Gradients per document (the explanation, three max-sensitivity
+    perturbations). Printed with this machine's rate for one such product, a lower bound on the time."""
+    from pyhighlights.explain.forward import input_backbone
+
+    backbone = input_backbone(model)
+    hidden = backbone.forward_layers[0].hidden_size
+    directions = 1 + (backbone.backward_layers is not None)
+    tokens = sum(batch.attention_mask.numel() for batch in loader)
+    flops = calls * n_steps * tokens * directions * 2 * (2 * hidden * 3 * hidden)
+    rows = torch.randn(160, hidden)
+    weight, out = torch.randn(hidden, 3 * hidden), torch.empty(160, 3 * hidden)
+    for _ in range(20):
+        torch.mm(rows, weight, out=out)
+    cpu = time.process_time()
+    for _ in range(200):
+        torch.mm(rows, weight, out=out)
+    rate = 200 * 2 * 160 * hidden * 3 * hidden / (time.process_time() - cpu)
+    print(f"matrix products of the GRU shortcut on the {tokens} padded tokens of the split: {flops / 1e12:.2f} TFLOP; "
+          f"at this machine's {rate / 1e9:.0f} GFLOP/s for one 160-row product: {flops / rate:.0f} CPU s at least")
 
 
 def time_paths(args, run, corpus, model, ids, robustness, captum, shortcut) -> dict:

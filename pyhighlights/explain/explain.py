@@ -28,13 +28,15 @@ from pyhighlights.evaluation.loops import device_trainer
 from pyhighlights.evaluation.outputs import check_output, slug, staged_output, write_metrics
 from pyhighlights.evaluation.restore import SPLIT_PREFIX, RestoredRun, canonical_split
 from pyhighlights.evaluation.scores import ExplanationScores, model_probabilities
-from pyhighlights.explain.forward import batch_fields
+from pyhighlights.explain.forward import batch_fields, rebuild
 from pyhighlights.explain.heap import heap_kept
 from pyhighlights.explain.methods import METHODS, Attribution, make_method, method_parameters
 from pyhighlights.explain.robustness import word_infidelity, word_sensitivity
 from pyhighlights.explain.selection import rate_of_run, top_k_selection
 from pyhighlights.explain.tdhook_backend import check_backend
 from pyhighlights.metrics import AOPC_FRACTIONS
+from pyhighlights.metrics._common import real_words
+from pyhighlights.metrics.aopc import top_k_masks
 from pyhighlights.training.rundir import summarise
 
 log = logging.getLogger("pyhighlights.explain")
@@ -76,8 +78,9 @@ def explain_batch(method: Attribution, model, batch, rate: float, state: Explana
     attribution = method(keep, fields, target)
     scores = attribution.scores.detach()
     selection = top_k_selection(scores, batch.word_mask, rate)
-    state.scores.update(batch, selection, scores, logits, full_input_known(model_probabilities(model, batch),
-                                                                           batch.word_mask, logits))
+    masks = faithfulness_masks(selection, scores, batch.word_mask, state.scores.fractions)
+    state.scores.update(batch, selection, scores, logits,
+                        full_input_known(stacked_probabilities(model, batch, masks), batch.word_mask, logits))
     if attribution.delta is not None:
         state.delta.append(attribution.delta.detach().abs().reshape(-1))
     if infidelity_samples:
@@ -100,6 +103,39 @@ def explain_batch(method: Attribution, model, batch, rate: float, state: Explana
             "highlight": None if bool((human < 0).all()) else torch.nonzero(human == 1).flatten().tolist(),
             "highlight_spans": batch.spans_of(row),
         })
+
+
+def faithfulness_masks(selection: torch.Tensor, scores: torch.Tensor, word_mask: torch.Tensor,
+                       fractions) -> list[torch.Tensor]:
+    """The words-kept masks [B, W] the faithfulness scores ask the model about, built as
+    :meth:`ExplanationScores.update` and :func:`aopc_probabilities` build them: the selection removed, the
+    selection alone, then each AOPC bin's top words removed and alone."""
+    selection = (selection > 0.5).long() * word_mask
+    real, tops = real_words(word_mask), top_k_masks(scores, word_mask, fractions).bool()
+    return [word_mask * (1 - selection), selection, *((real & ~top).to(word_mask.dtype) for top in tops),
+            *(top.to(word_mask.dtype) for top in tops)]
+
+
+def stacked_probabilities(model, batch, masks: list[torch.Tensor]):
+    """``prob_fn`` (as :func:`model_probabilities`) answering each of ``masks`` from one forward pass over all
+    of them stacked along the batch (the documents are independent, so each row's probabilities are the
+    same to float rounding, at a dozen times the rows per pass: small passes of a recurrent encoder are
+    mostly per-time-step overhead); any other mask gets its own forward pass."""
+    alone = model_probabilities(model, batch)
+    if not masks:
+        return alone
+    stacked = rebuild(*(f.repeat(len(masks), 1) for f in batch_fields(batch)))
+    keep = torch.cat(masks).to(torch.float32) * stacked.word_mask.to(torch.float32)
+    with torch.no_grad():
+        answers = torch.softmax(model.predict(stacked, keep).float(), dim=-1).split(batch.word_mask.shape[0])
+
+    def probabilities(keep_words: torch.Tensor) -> torch.Tensor:
+        for mask, answer in zip(masks, answers):
+            if mask.dtype == keep_words.dtype and torch.equal(mask, keep_words):
+                return answer
+        return alone(keep_words)
+
+    return probabilities
 
 
 def full_input_known(prob_fn, word_mask: torch.Tensor, logits: torch.Tensor):

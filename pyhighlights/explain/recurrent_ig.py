@@ -132,7 +132,10 @@ class _Direction:
         flat = gi.view(rows, 3 * size)
         for t in range(steps):
             torch.addcmul(self.gate_bias, scale, projected[t].unsqueeze(0), out=gi)
-            torch.mm(states[t], self.w_hh_t, out=gh)
+            if t:
+                torch.mm(states[t], self.w_hh_t, out=gh)
+            else:  # the zero initial state: W_hh h is 0, no matrix product
+                gh.zero_()
             torch.add(gh[:, 2 * size:], b_hn, out=hn[t])
             torch.add(flat[:, :2 * size], gh[:, :2 * size], out=rz[t]).sigmoid_()
             torch.addcmul(flat[:, 2 * size:], rz[t, :, :size], hn[t], out=n[t]).tanh_()
@@ -171,8 +174,9 @@ class _Direction:
             torch.mul(slopes, paired, out=grads[:, :2 * size])
             torch.mm(weights, grads.view(-1, batch * 3 * size), out=summed[t].view(1, -1))
             torch.mm(weights, dn.view(-1, batch * size), out=summed_n[t].view(1, -1))
-            torch.mm(grads, self.w_hh, out=first)
-            torch.addcmul(first, dh, z, out=dh)  # dh_prev = dh z + (hidden gates' gradient) W_hh
+            if t:  # the initial state is a constant: nothing reads its gradient
+                torch.mm(grads, self.w_hh, out=first)
+                torch.addcmul(first, dh, z, out=dh)  # dh_prev = dh z + (hidden gates' gradient) W_hh
         scores = ((summed[..., :2 * size] * projected[..., :2 * size]).sum(-1)
                   + (summed_n * projected[..., 2 * size:]).sum(-1))
         del self.rz, self.n, self.hn, self.states

@@ -8,7 +8,8 @@ from explain_helpers import word_batch
 from test_explain_recurrent_ig import gru_classifier
 
 from pyhighlights.evaluation.scores import model_probabilities
-from pyhighlights.explain.explain import ExplanationRun, explain_batch, full_input_known
+from pyhighlights.explain.explain import (ExplanationRun, explain_batch, faithfulness_masks, full_input_known,
+                                          stacked_probabilities)
 from pyhighlights.explain.forward import batch_fields
 from pyhighlights.explain.methods import make_method
 from pyhighlights.explain.robustness import word_infidelity, word_sensitivity
@@ -78,3 +79,38 @@ def test_the_full_input_is_answered_from_the_logits_and_every_other_mask_by_a_fo
     assert calls == []
     other = word_mask.clone()  # equal values, but not the full input the scores pass: a forward pass
     assert torch.equal(known(other), torch.full((2, 2), 0.5)) and calls == [other]
+
+
+def test_the_faithfulness_masks_are_answered_from_one_stacked_pass_as_one_pass_each():
+    """Every mask the scores ask about (the selection removed and alone, each AOPC bin) comes from the stacked
+    pass with the probabilities a pass of its own gives; the model is called once for all of them, and a mask
+    not listed still gets its own pass."""
+    model, batch = gru_classifier(seed=2), word_batch(ROWS, HIGHLIGHTS)
+    scores = torch.linspace(-1, 1, batch.word_mask.numel()).view_as(batch.word_mask).flip(1) * batch.word_mask
+    selection = top_k_selection(scores, batch.word_mask, 0.3)
+    state = ExplanationRun(3)
+    masks = faithfulness_masks(selection, scores, batch.word_mask, state.scores.fractions)
+    assert len(masks) == 2 + 2 * len(state.scores.fractions)
+    calls = []
+    predict = model.predict
+    model.predict = lambda b, keep: calls.append(keep.shape[0]) or predict(b, keep)
+    try:
+        stacked = stacked_probabilities(model, batch, masks)
+        assert calls == [len(masks) * len(ROWS)]
+        alone = model_probabilities(model, batch)
+        for mask in masks:
+            assert torch.allclose(stacked(mask), alone(mask), rtol=1e-6, atol=1e-7)
+        assert calls == [len(masks) * len(ROWS)] + [len(ROWS)] * len(masks)  # the lookups made no pass
+        other = batch.word_mask.clone()  # one word of one document removed: every listed mask removes or
+        other[0, 1] = 0  # keeps some words of every document, so this one is not among them
+        stacked(other)
+        assert calls[-1] == len(ROWS) and len(calls) == 2 + len(masks)
+    finally:
+        del model.predict
+    # the masks are those the scores ask about: scoring with the stacked answers makes no further pass
+    asked = []
+    logits = predict(batch, batch.word_mask.float())
+    stacked = stacked_probabilities(model, batch, masks)
+    state.scores.update(batch, selection, scores, logits,
+                        full_input_known(lambda keep: asked.append(keep) or stacked(keep), batch.word_mask, logits))
+    assert len(asked) == len(masks) and all(any(torch.equal(a, m) for m in masks) for a in asked)
