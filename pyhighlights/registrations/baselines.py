@@ -28,3 +28,9 @@ register("model", "nir", nir.NIRConfig, nir.NIR)
 from pyhighlights.models import invrat  # noqa: E402
 
 register("model", "invrat", invrat.InvRatConfig, invrat.InvRat)
+
+from pyhighlights.components import classwise  # noqa: E402
+from pyhighlights.models import car  # noqa: E402
+
+register("loss", "target_probability", classwise.TargetProbabilityConfig, classwise.TargetProbabilityTerm)
+register("model", "car", car.CARConfig, car.CAR)
