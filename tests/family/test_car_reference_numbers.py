@@ -97,13 +97,17 @@ def ours_from_keras(weights):
     return ours, variable
 
 
-def car_model(overrides=()):
+def car_model(overrides=(), reference_weights=True):
+    """Our model from the registered defaults (dims small), its weights the transcription's unless
+    ``reference_weights`` is false (a setting whose shapes differ: torch's initialisation)."""
     specs = resolve_specs(compose_config(["model=car", "embeddings.trainable=true", f"backbone.hidden_size={HIDDEN}",
                                           "model.pad_to=24", *overrides]))
     factory = BackboneFactory(specs.backbone, embedding_matrix=values("embedding", (VOCAB, EMB)),
                               freeze_embeddings=not specs.embeddings["trainable"])
     model = build("model", specs.model, path="model", backbone_factory=factory, num_classes=2).double()
     ours, variable = ours_from_keras(keras_weights())
+    if not reference_weights:
+        return model, specs, None
     with torch.no_grad():
         for name, p in model.named_parameters():
             p.copy_(ours[name]) if name in ours else None
