@@ -103,9 +103,8 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
         self.index_on_padding = index_on_padding
         classes = self.num_classes
         extra = classes if conditioning == "inputs" else 0
-        build = _with_extra(self.make_backbone)
-        self.generator_encoders = nn.ModuleList(backbone_with_inputs(build, extra) for _ in range(classes))
-        self.predictor_encoder = backbone_with_inputs(build, extra)
+        self.generator_encoders = nn.ModuleList(self.encoder(extra) for _ in range(classes))
+        self.predictor_encoder = self.encoder(extra)
         size = self.predictor_encoder.output_size + (classes if conditioning == "states" else 0)
         self.generators = nn.ModuleList(self.build_slot("selector", input_size=size) for _ in range(classes))
         self.predictor = self.build_slot("predictor", input_size=size, num_classes=classes)
@@ -113,6 +112,16 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
         self.discriminator_terms, self.generator_terms = tuple(discriminator_terms), tuple(generator_terms)
         # The reference's dis_step counter, kept across epochs and a resume: whose turn a batch is.
         self.count_batches()
+
+    def encoder(self, extra_inputs: int):
+        try:
+            return backbone_with_inputs(_with_extra(self.make_backbone), extra_inputs)
+        except ValueError as error:
+            if "only a recurrent backbone reads" not in str(error):
+                raise
+            raise ValueError("model.conditioning=inputs joins the label and generator one-hots to the encoders' "
+                             "word inputs, which only a recurrent backbone reads; with this backbone use "
+                             "model.conditioning=states") from None
 
     # --- the players ----------------------------------------------------------------
     def generate(self, batch: Batch, generator: int, labels: torch.Tensor) -> Selection:

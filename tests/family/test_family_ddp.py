@@ -46,6 +46,7 @@ MODELS = {
     "nir": [],
     # torch's Adam (the one patched above); h(t) = t: ReLU of a batch-mean gap is taken per process under DDP
     "invrat": ["model.adam=torch", "model.schedule=[1,1,1]", "model.losses.invariance.penalty=identity"],
+    "car": ["model.adam=torch"],
 }
 # 3PLAYER has no sparsity term (its reward counts kept words): the others' settings without it
 OWN_COMMON = {name: ("backbone.dropout=0", "model.selector.dropout=0", "model.lr=0.001")

@@ -37,7 +37,8 @@ def _check_word_level_predictions(run_dir: Path, documents: dict[str, int]) -> N
 
 # Settings a model needs beside the tiny BERT (the others run on their registered defaults):
 EXTRA = {"rnp": ["model.encoder_lr=1e-4"],  # also covers a separate learning rate for the pretrained encoder
-         "grat": ["model.pretrain_epochs=0", "backbone.frozen=true"]}  # the joint phase, over a frozen encoder
+         "grat": ["model.pretrain_epochs=0", "backbone.frozen=true"],  # the joint phase, over a frozen encoder
+         "car": ["model.conditioning=states", "model.pad_to=null"]}  # the transformer reads no extra word inputs
 
 
 # Models trained by a test of their own below, with what the hotel fixture lacks:
