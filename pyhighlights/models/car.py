@@ -207,6 +207,14 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
     def forward(self, batch: Batch) -> dict[str, torch.Tensor]:
         return self.evaluation_outputs(batch)
 
+    def highlight(self, texts, batch_size: int = 32):
+        """Raw text has no label (its documents carry a placeholder 0): the predicted class's rationale."""
+        saved, self.rationale = self.rationale, "prediction"
+        try:
+            return super().highlight(texts, batch_size)
+        finally:
+            self.rationale = saved
+
     # --- training: one generator and the discriminator per batch ----------------------------
     def turn(self) -> int:
         return int(self.batches_seen) % self.num_classes
