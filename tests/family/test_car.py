@@ -92,3 +92,19 @@ def test_a_generator_reads_the_label_it_is_told():
         for told in range(2):
             mask = model.generate(batch, t, torch.full_like(batch.labels, told)).mask
             assert torch.equal(mask.detach(), batch.word_mask.double() * told)
+
+
+@pytest.mark.parametrize("aspect, script", [("appearance", (0.08, 5.0, 10.0)), ("aroma", (0.07, 2.0, 10.0)),
+                                            ("palate", (0.065, 2.0, 10.0))])
+def test_the_beer_settings_are_the_reference_scripts(aspect, script):
+    """scripts/run_beer_{0,1,2}.sh: sparsity_percentage, sparsity_lambda, continuity_lambda; batch 200, 30 epochs,
+    balanced training data, on the registered (reference) layout."""
+    from pyhighlights.config.compose import compose_config
+    from pyhighlights.training.run import resolve_specs
+
+    specs = resolve_specs(compose_config([f"experiment=car_beer_{aspect}"]))
+    losses = specs.model["losses"]
+    assert (losses["sparsity"]["target"], losses["sparsity"]["weight"], losses["continuity"]["weight"]) == script
+    assert (specs.trainer["batch_size"], specs.trainer["max_epochs"]) == (200, 30)
+    assert (specs.model["recurrence"], specs.model["pad_to"], specs.model["bucket"]) == ("padded", 256, False)
+    assert specs.dataset["balance"] and specs.dataset["max_length"] == 256
