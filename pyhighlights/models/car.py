@@ -24,7 +24,7 @@ y = t and counterfactual otherwise; the discriminator, which knows which generat
 label.
 
 One batch, one generator (``train``: ``path = dis_step % 2``, a step counter that runs on across epochs; here
-``batches_seen % num_classes``): the discriminator's gradient of CE and generator t's gradient of its loss are
+``batches_seen % num_classes``, the same for the reference's two classes, one generator per class beyond): the discriminator's gradient of CE and generator t's gradient of its loss are
 both taken at the batch's parameters (two tapes over the same forward), then generator t's Adam steps, then the
 discriminator's. Here one backward of their sum does it: the discriminator reads the rationale detached for
 its CE and is frozen where the generator's terms read it, so each gradient reaches its own player only. Three
