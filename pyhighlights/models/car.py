@@ -105,9 +105,11 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
         extra = classes if conditioning == "inputs" else 0
         self.generator_encoders = nn.ModuleList(self.encoder(extra) for _ in range(classes))
         self.predictor_encoder = self.encoder(extra)
-        size = self.predictor_encoder.output_size + (classes if conditioning == "states" else 0)
-        self.generators = nn.ModuleList(self.build_slot("selector", input_size=size) for _ in range(classes))
-        self.predictor = self.build_slot("predictor", input_size=size, num_classes=classes)
+        joined = classes if conditioning == "states" else 0  # the one-hot joined to the states
+        self.generators = nn.ModuleList(self.build_slot("selector", input_size=encoder.output_size + joined)
+                                        for encoder in self.generator_encoders)
+        self.predictor = self.build_slot("predictor", input_size=self.predictor_encoder.output_size + joined,
+                                         num_classes=classes)
         self.losses.require([*discriminator_terms, *generator_terms], "model.discriminator_terms/generator_terms")
         self.discriminator_terms, self.generator_terms = tuple(discriminator_terms), tuple(generator_terms)
         # The reference's dis_step counter, kept across epochs and a resume: whose turn a batch is.
