@@ -38,3 +38,8 @@ register("loss", "soft_cross_entropy", distribution_matching.SoftCrossEntropyCon
 register("loss", "target_likelihood", distribution_matching.TargetLikelihoodConfig,
          distribution_matching.TargetLikelihoodTerm)
 register("model", "dmr", dmr.DMRConfig, dmr.DMR)
+from pyhighlights.components import classwise  # noqa: E402
+from pyhighlights.models import car  # noqa: E402
+
+register("loss", "target_probability", classwise.TargetProbabilityConfig, classwise.TargetProbabilityTerm)
+register("model", "car", car.CARConfig, car.CAR)

@@ -48,6 +48,7 @@ MODELS = {
     "invrat": ["model.adam=torch", "model.schedule=[1,1,1]", "model.losses.invariance.penalty=identity"],
     # torch's Adam; no CMD: its moments are each process's batch statistics (DDP matches each share's own)
     "dmr": ["model.adam=torch", "model.auxiliary_epochs=1", "model.losses.feature_match.weight=0"],
+    "car": ["model.adam=torch"],
 }
 # 3PLAYER has no sparsity term (its reward counts kept words): the others' settings without it
 OWN_COMMON = {name: ("backbone.dropout=0", "model.selector.dropout=0", "model.lr=0.001")
