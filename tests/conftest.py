@@ -97,6 +97,9 @@ def pytest_configure(config):
 
 
 def _rank(item) -> int:
+    """The tests marked slow first (scripts/test.sh runs them with the rest), then the files of ``LONG_FIRST``."""
+    if "slow" in item.keywords:
+        return -1
     path = item.nodeid.split("::", 1)[0]
     return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
 
