@@ -28,3 +28,7 @@ register("model", "nir", nir.NIRConfig, nir.NIR)
 from pyhighlights.models import invrat  # noqa: E402
 
 register("model", "invrat", invrat.InvRatConfig, invrat.InvRat)
+
+from pyhighlights.models import inter_rat  # noqa: E402
+
+register("model", "inter_rat", inter_rat.InterRATConfig, inter_rat.InterRAT)
