@@ -59,15 +59,18 @@ class ClassEmbeddings(Confounder):
         if unknown:
             raise ValueError(f"confounder.projected_keys: {unknown[0]!r} is not a path; paths: {', '.join(PATHS)}")
         self.projected_keys = frozenset(projected_keys)
-        self.register_buffer("prior", torch.tensor(prior, dtype=torch.get_default_dtype()))
-        self.embedding = nn.Embedding(num_classes, input_size)
-        nn.init.normal_(self.embedding.weight, mean=0.0, std=init_std)
+        # kept as Python floats, made a tensor of the states' dtype at use: a float32 buffer would carry 0.05's
+        # float32 rounding (a relative 1.5e-8) into a float64 model
+        self.prior = tuple(float(p) for p in prior)
+        self.entries = nn.Embedding(num_classes, input_size)
+        nn.init.normal_(self.entries.weight, mean=0.0, std=init_std)
         self.projection = nn.Linear(input_size, input_size)
 
     def forward(self, states, path):
         if path not in PATHS:
             raise ValueError(f"confounder path: expected one of {PATHS}, got {path!r}")
-        entries = self.embedding.weight  # [K, H]
+        entries = self.entries.weight  # [K, H]
         keys = self.projection(entries) if path in self.projected_keys else entries
         attention = torch.softmax(states @ keys.transpose(0, 1), dim=-1)  # [..., K]
-        return (attention * self.prior.to(attention.dtype)) @ entries
+        prior = torch.as_tensor(self.prior, dtype=attention.dtype, device=attention.device)
+        return (attention * prior) @ entries
