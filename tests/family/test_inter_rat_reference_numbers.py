@@ -52,6 +52,29 @@ def test_registered_defaults_are_the_references():
     assert m["rationale_pool"] == "sum_per_kept"
 
 
+@pytest.mark.parametrize("name, dataset, batch, sparsity, prior", [
+    ("inter_rat_beer_appearance", "beer", 256, 0.05, [0.05, 0.95]),  # run.sh, first block
+    ("inter_rat_movies", "movies", 16, 0.01, None),  # run.sh, the commented block (dataset_type=movie)
+])
+def test_the_experiments_are_run_sh(name, dataset, batch, sparsity, prior):
+    """run.sh: lr 0.001, embed_dim 100 (frozen GloVe), lstm_hidden_dim 200, 20 epochs, alpha_rationle 0.2,
+    regular 0.01; utils.py: at most 300 (Beer) or 1024 (movies) words."""
+    from pyhighlights.config.compose import compose_config
+    from pyhighlights.training.run import resolve_specs
+
+    specs = resolve_specs(compose_config([f"experiment={name}"]))
+    m, losses = specs.model, specs.model["losses"]
+    assert (specs.dataset["name"], specs.trainer["batch_size"], specs.trainer["max_epochs"]) == (dataset, batch, 20)
+    assert specs.dataset["max_length"] == (300 if dataset == "beer" else 1024)
+    assert (specs.embeddings["trainable"], specs.embeddings["vocabulary"]) == (False, "vectors")
+    assert (specs.backbone["hidden_size"], m["lr"], m["confounder"]["prior"]) == (200, 1e-3, prior)
+    assert (losses["sparsity"]["weight"], losses["sparsity"]["target"], losses["continuity"]["weight"]) == \
+        (sparsity, 0.2, 0.01)
+    if dataset == "beer":
+        assert (specs.dataset["aspect"], specs.dataset["variant"], specs.dataset["balance"]) == \
+            ("appearance", "correlated", False)
+
+
 @pytest.mark.parametrize("overrides, losses, expected", [
     ([], "beer", "beer"),
     (["model.confounder.prior=null"], "movie", "movie"),  # dataset_type "movie": the uniform prior
