@@ -33,7 +33,8 @@ def with_encoder_settings(factory: BackboneFactory, **settings: Any) -> Backbone
 
     A parameter the backbone does not have (a transformer has no ``recurrence``) is left out.
     """
-    spec = getattr(factory, "spec", {})
+    # a factory already given settings is a partial of one (partials of partials flatten)
+    spec = getattr(factory.func if isinstance(factory, partial) else factory, "spec", {})
     chosen = {name: value for name, value in settings.items() if value is not None and name in spec}
     return partial(factory, **chosen) if chosen else factory
 

@@ -28,12 +28,11 @@ keeps the checkpoint of the lowest dev loss after epoch 5 (``trainer.monitor=val
 """
 from __future__ import annotations
 
-
-import torch
 from cinnamon.registry import RegistrationKey
 
 from pyhighlights.components.hardkuma_losses import LagrangianTerm
 from pyhighlights.models.base import SELECTION_OUTPUTS
+from pyhighlights.models.mechanics import epoch_decay
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, Real, registration_key as key
 
@@ -61,15 +60,7 @@ class HardKuma(RNP):
         return {name: term for name, term in self.losses.terms.items() if isinstance(term, LagrangianTerm)}
 
     def configure_optimizers(self):
-        optimizer = self.make_optimizer([self])
-        if self.lr_decay == 1.0:
-            return optimizer
-        # lr_e = max(min_lr, lr 0.97^e): the reference steps ExponentialLR each epoch while lr > min_lr, then
-        # floors it at min_lr. Each group keeps its own base rate (encoder_lr), floored at min_lr too.
-        floors = [min(1.0, self.min_lr / group["lr"]) for group in optimizer.param_groups]
-        lambdas = [lambda epoch, floor=floor: max(floor, self.lr_decay ** epoch) for floor in floors]
-        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambdas)
-        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "epoch"}}
+        return epoch_decay(self.make_optimizer([self]), self.lr_decay, self.min_lr)
 
     def log_train(self, total, parts, outputs, batch_size) -> None:
         super().log_train(total, parts, outputs, batch_size)

@@ -43,3 +43,6 @@ from pyhighlights.models import car  # noqa: E402
 
 register("loss", "target_probability", classwise.TargetProbabilityConfig, classwise.TargetProbabilityTerm)
 register("model", "car", car.CARConfig, car.CAR)
+from pyhighlights.models import inter_rat  # noqa: E402
+
+register("model", "inter_rat", inter_rat.InterRATConfig, inter_rat.InterRAT)

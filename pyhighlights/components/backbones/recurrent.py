@@ -36,6 +36,8 @@ class RecurrentConfig(Configuration):
     bidirectional: bool = Param(True)
     dropout: float = Real(0.2, ge=0.0, lt=1.0, description="dropout on embeddings and states")
     layer_norm: bool = Param(False, description="LayerNorm on the output states")
+    output_dropout: bool = Param(True, description="dropout on the output states too; false: on the embeddings "
+                                                   "(and between layers) only, as the Inter-RAT reference's MaskGRU")
     recurrence: str = Param("within_length", pattern="^(within_length|padded)$",
                             description="within_length: each document read within its own length, padding states "
                                         "zero; padded: nn.GRU over the whole padded tensor (the reference code); "
@@ -78,7 +80,7 @@ class RecurrentBackbone(Backbone):
     def __init__(self, *, embedding_matrix: torch.Tensor, freeze_embeddings: bool = True, cell: str = "gru",
                  hidden_size: int = 200, num_layers: int = 1, bidirectional: bool = True, dropout: float = 0.2,
                  layer_norm: bool = False, recurrence: str = "within_length", extra_inputs: int = 0,
-                 extra_on_padding: bool = False):
+                 extra_on_padding: bool = False, output_dropout: bool = True):
         super().__init__()
         if recurrence not in RECURRENCES:
             raise ValueError(f"backbone.recurrence: expected one of {RECURRENCES}, got {recurrence!r}")
@@ -97,6 +99,7 @@ class RecurrentBackbone(Backbone):
         self.forward_layers = nn.ModuleList(rnn(n, size, batch_first=True) for n in inputs)
         self.backward_layers = nn.ModuleList(rnn(n, size, batch_first=True) for n in inputs) if bidirectional else None
         self.dropout = nn.Dropout(dropout)
+        self.output_dropout = output_dropout
         self.norm = nn.LayerNorm(hidden_size) if layer_norm else nn.Identity()
         self.output_size = hidden_size
 
@@ -128,4 +131,4 @@ class RecurrentBackbone(Backbone):
                 behind, _ = self.backward_layers[depth](reverse(states, lengths))
                 ahead = torch.cat([ahead, reverse(behind, lengths)], dim=-1)
             states = ahead if padded else ahead * real
-        return self.norm(self.dropout(states))
+        return self.norm(self.dropout(states) if self.output_dropout else states)
