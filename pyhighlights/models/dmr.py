@@ -25,9 +25,9 @@ full text (``train_teacher``); its last state is kept (``auxiliary_selection=las
 never used) and frozen. Then per batch (``train``), ``path = discriminator steps % 2``: the generator of
 class ``path`` explains every document of the batch, and
 
-1. generator ``path``: ``target_likelihood`` (-mean p(path | rationale), ``gen_nl_loss``) + λs·``sparsity``
-   (|selected / real words - s|) + λc·``continuity`` (the mean |z_t - z_{t-1}| over the padded width), the
-   discriminator frozen; its own Adam steps;
+1. generator ``path``: ``target_likelihood`` (CAR's ``target_probability`` term: -mean p(path | rationale),
+   ``gen_nl_loss``) + λs·``sparsity`` (|selected / real words - s|) + λc·``continuity`` (the mean
+   |z_t - z_{t-1}| over the padded width), the discriminator frozen; its own Adam steps;
 2. discriminator, on the same rationale read detached: cls·``task`` (CE with the labels) + om·``distillation``
    (CE against softmax(teacher / T), ``dis_soft_loss``) + fm·``feature_match`` (CMD between the pooled
    rationale and pooled full-text features over the batch, ``cmd_loss_1``); its Adam steps.
@@ -89,7 +89,7 @@ class DMRConfig(OptimConfig):
     predictor: RegistrationKey = Param(key("predictor", "mlp"))
     auxiliary_predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param(
-        {"target_likelihood": key("loss", "target_likelihood"), "sparsity": key("loss", "sparsity"),
+        {"target_likelihood": key("loss", "target_probability"), "sparsity": key("loss", "sparsity"),
          "continuity": key("loss", "continuity"), "task": key("loss", "cross_entropy"),
          "distillation": key("loss", "soft_cross_entropy"), "feature_match": key("loss", "cmd")})
     auxiliary_losses: dict[str, RegistrationKey] = Param({"auxiliary_task": key("loss", "cross_entropy")})
@@ -124,7 +124,7 @@ class DMRConfig(OptimConfig):
         "lr": 1e-3, "encoder_dropout": 0.0, "recurrence": "padded", "pad_to": 256, "bucket": False,
         "predictor_pool": "valid", "selector": {"dropout": 0.0}, "predictor": {"dropout": 0.0},
         "auxiliary_predictor": {"dropout": 0.0},
-        "losses": {"target_likelihood": {"targets": "targets"},
+        "losses": {"target_likelihood": {"logits": "logits", "targets": "targets"},
                    "sparsity": {"weight": 5.0, "target": 0.08},
                    "continuity": {"weight": 10.0, "padding": "counted"},
                    "task": {"weight": 0.1},
