@@ -56,7 +56,7 @@ from pyhighlights.components.selectors import Selection
 from pyhighlights.components.words import words_to_tokens
 from pyhighlights.data.batch import Batch
 from pyhighlights.models.base import SELECTION_OUTPUTS, OptimConfig, SPPModel
-from pyhighlights.models.invrat import _with_extra, backbone_with_inputs
+from pyhighlights.models.extra_inputs import accepting_extra_inputs, backbone_with_inputs
 from pyhighlights.models.phases import Phase, PhasedTraining, TakesTurns, frozen
 from pyhighlights.registry import Param, registration_key as key
 
@@ -96,6 +96,8 @@ def one_hot(classes: torch.Tensor, num_classes: int, like: torch.Tensor) -> torc
 
 
 class CAR(TakesTurns, PhasedTraining, SPPModel):
+    conditioning_option = "conditioning"  # named in the refusal of a backbone without extra inputs
+
     def __init__(self, *, discriminator_terms, generator_terms, adam, rationale, conditioning, index_on_padding,
                  **common):
         super().__init__(**common)
@@ -115,15 +117,12 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
         # The reference's dis_step counter, kept across epochs and a resume: whose turn a batch is.
         self.count_batches()
 
-    def encoder(self, extra_inputs: int):
-        try:
-            return backbone_with_inputs(_with_extra(self.make_backbone), extra_inputs)
-        except ValueError as error:
-            if "only a recurrent backbone reads" not in str(error):
-                raise
-            raise ValueError("model.conditioning=inputs joins the label and generator one-hots to the encoders' "
-                             "word inputs, which only a recurrent backbone reads; with this backbone use "
-                             "model.conditioning=states") from None
+    def encoder(self, extra_inputs: int, **options):
+        return backbone_with_inputs(
+            accepting_extra_inputs(self.make_backbone), extra_inputs,
+            f"model.{self.conditioning_option}=inputs joins the label and generator one-hots to the encoders' word "
+            f"inputs, which only a recurrent backbone reads; with this backbone use "
+            f"model.{self.conditioning_option}=states", **options)
 
     # --- the players ----------------------------------------------------------------
     def generate(self, batch: Batch, generator: int, labels: torch.Tensor) -> Selection:
@@ -141,10 +140,13 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
             words = torch.cat([words, onehot.unsqueeze(1).expand(-1, words.shape[1], -1)], dim=-1)
         return self.generators[generator](words, batch.word_mask)
 
-    def discriminate(self, batch: Batch, keep_words: torch.Tensor, generator: int | torch.Tensor) -> torch.Tensor:
-        """The discriminator's class logits [B, C] on the words ``keep_words`` [B, W] chose, told which
-        generator chose them (an index, or one per document)."""
+    def discriminator_features(self, batch: Batch, keep_words: torch.Tensor | None,
+                               generator: int | torch.Tensor) -> torch.Tensor:
+        """The discriminator's pooled states [B, H] on the words ``keep_words`` [B, W] chose (None: the full
+        text), told which generator chose them (an index, or one per document)."""
         attention = batch.attention_mask
+        if keep_words is None:
+            keep_words = batch.word_mask.float()
         index = torch.as_tensor(generator, device=attention.device).expand(attention.shape[0])
         keep = words_to_tokens(keep_words, batch.word_ids, fill=1.0) * attention
         if self.conditioning == "inputs":
@@ -159,23 +161,44 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
         else:
             states = self.predictor_encoder(batch.input_ids, attention, keep=keep)
         pool_mask = attention if self.predictor_pool == "valid" else keep.detach()
-        pooled = self.pool(states, pool_mask)
+        return self.pool(states, pool_mask)
+
+    def discriminator_head(self, features: torch.Tensor, generator: int | torch.Tensor) -> torch.Tensor:
+        """The class logits [B, C] on the pooled ``features`` (joined with the generator's one-hot when the
+        one-hots join the states)."""
         if self.conditioning == "states":
-            pooled = torch.cat([pooled, one_hot(index, self.num_classes, pooled)], dim=-1)
-        return self.predictor(pooled)
+            index = torch.as_tensor(generator, device=features.device).expand(features.shape[0])
+            features = torch.cat([features, one_hot(index, self.num_classes, features)], dim=-1)
+        return self.predictor(features)
+
+    def discriminate(self, batch: Batch, keep_words: torch.Tensor | None,
+                     generator: int | torch.Tensor) -> torch.Tensor:
+        """The discriminator's class logits [B, C] on the words ``keep_words`` [B, W] chose, told which
+        generator chose them (an index, or one per document)."""
+        return self.discriminator_head(self.discriminator_features(batch, keep_words, generator), generator)
 
     # --- the explanation interface ------------------------------------------------------
+    def factual_selections(self, batch: Batch) -> list[Selection]:
+        """Each class t's generator in its factual mode, told the label t."""
+        return [self.generate(batch, t, torch.full_like(batch.labels, t)) for t in range(self.num_classes)]
+
     def factual(self, batch: Batch) -> tuple[list[Selection], torch.Tensor]:
-        """Each class's generator in its factual mode (told the label t), and the class scores [B, C]: per class
-        t, the discriminator's log p(t) on generator t's rationale."""
-        selections, scores = [], []
-        for t in range(self.num_classes):
-            labels = torch.full_like(batch.labels, t)
-            selection = self.generate(batch, t, labels)
-            logits = self.discriminate(batch, selection.mask, t)
-            selections.append(selection)
-            scores.append(torch.log_softmax(logits, dim=-1)[:, t])
+        """Each class's factual selection, and the class scores [B, C]: per class t, the discriminator's log p(t)
+        on generator t's rationale."""
+        selections = self.factual_selections(batch)
+        scores = [torch.log_softmax(self.discriminate(batch, s.mask, t), dim=-1)[:, t]
+                  for t, s in enumerate(selections)]
         return selections, torch.stack(scores, dim=-1)
+
+    @staticmethod
+    def chosen_selection(selections: list[Selection], chosen: torch.Tensor) -> Selection:
+        """Per document, the selection of the class ``chosen`` [B] gives it."""
+        pick = chosen.view(-1, 1, 1)
+        mask = torch.stack([s.mask for s in selections], dim=1).gather(
+            1, pick.expand(-1, 1, selections[0].mask.shape[1])).squeeze(1)
+        logits = torch.stack([s.logits for s in selections], dim=1).gather(
+            1, pick.unsqueeze(-1).expand(-1, 1, *selections[0].logits.shape[1:])).squeeze(1)
+        return Selection(logits=logits, mask=mask)
 
     def reported_class(self, batch: Batch, scores: torch.Tensor) -> torch.Tensor:
         labels = batch.labels
@@ -186,13 +209,8 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
     def evaluation_outputs(self, batch: Batch) -> dict[str, torch.Tensor]:
         selections, scores = self.factual(batch)
         chosen = self.reported_class(batch, scores)
-        pick = chosen.view(-1, 1, 1)
-        mask = torch.stack([s.mask for s in selections], dim=1).gather(
-            1, pick.expand(-1, 1, selections[0].mask.shape[1])).squeeze(1)
-        logits = torch.stack([s.logits for s in selections], dim=1).gather(
-            1, pick.unsqueeze(-1).expand(-1, 1, *selections[0].logits.shape[1:])).squeeze(1)
-        selection = Selection(logits=logits, mask=mask)
-        return self.outputs(batch, selection, scores, generator_logits=self.discriminate(batch, mask, chosen),
+        selection = self.chosen_selection(selections, chosen)
+        return self.outputs(batch, selection, scores, generator_logits=self.discriminate(batch, selection.mask, chosen),
                             targets=chosen)
 
     def select(self, batch: Batch) -> Selection:

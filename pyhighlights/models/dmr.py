@@ -62,7 +62,6 @@ call Theano methods and cannot run); the straight-through mask is ``hard + (p - 
 """
 from __future__ import annotations
 
-from functools import partial
 from typing import Literal
 
 import torch
@@ -70,12 +69,12 @@ import torch.nn.functional as F
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
-from pyhighlights.components.backbones.recurrent import RecurrentBackbone
 from pyhighlights.components.environment_heads import KerasAdam
 from pyhighlights.components.selectors import Selection
 from pyhighlights.components.words import words_to_tokens
 from pyhighlights.data.batch import Batch
 from pyhighlights.models.base import SELECTION_OUTPUTS, OptimConfig, SPPModel
+from pyhighlights.models.extra_inputs import accepting_extra_inputs, backbone_with_inputs
 from pyhighlights.models.mechanics import AuxiliaryPretraining
 from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.registry import Param, registration_key as key
@@ -141,24 +140,6 @@ class DMRConfig(OptimConfig):
         return config
 
 
-def conditioned_backbone(make_backbone, extra_inputs: int, extra_on_padding: bool = False) -> RecurrentBackbone:
-    """A recurrent backbone from ``make_backbone`` whose first layer also reads ``extra_inputs`` features per
-    token (``extra_on_padding``: at padded positions too)."""
-    from pyhighlights.config.resolve import build
-
-    factory, fixed = (make_backbone.func, make_backbone.keywords) if isinstance(make_backbone, partial) else \
-        (make_backbone, {})
-    try:
-        backbone = build("backbone", {**factory.spec, **fixed}, path="backbone", **factory.runtime,
-                         extra_inputs=extra_inputs, extra_on_padding=extra_on_padding)
-    except TypeError:  # a backbone without extra inputs (the transformer) does not take the arguments
-        backbone = None
-    if not isinstance(backbone, RecurrentBackbone):
-        raise ValueError("model=dmr with model.condition=inputs joins one-hots to the encoder's inputs, which only "
-                         "a recurrent backbone reads; use model.condition=states")
-    return backbone
-
-
 class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
     def __init__(self, *, generator_terms, discriminator_terms, discriminator_lr, auxiliary_epochs, auxiliary_lr,
                  auxiliary_selection, adam, evaluation_label, condition, **common):
@@ -167,10 +148,10 @@ class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
         self.condition, self.adam, self.evaluation_label = condition, adam, evaluation_label
         joined = classes if condition == "states" else 0
         if condition == "inputs":
-            self.generator_encoders = nn.ModuleList(conditioned_backbone(self.make_backbone, classes)
+            self.generator_encoders = nn.ModuleList(self.conditioned_encoder(classes)
                                                     for _ in range(classes))
             # the generator's one-hot reaches every position, padding included (gen_idx is not masked)
-            self.predictor_encoder = conditioned_backbone(self.make_backbone, classes, extra_on_padding=True)
+            self.predictor_encoder = self.conditioned_encoder(classes, extra_on_padding=True)
         else:
             self.generator_encoders = nn.ModuleList(self.make_backbone() for _ in range(classes))
             self.predictor_encoder = self.make_backbone()
@@ -189,6 +170,12 @@ class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
         # The reference's discriminator step counter: it picks the generator of a batch (path = steps % 2) and
         # counts the game's batches only, not the teacher's; a buffer, so the turn survives a resume.
         self.register_buffer("game_steps", torch.zeros((), dtype=torch.long))
+
+    def conditioned_encoder(self, extra_inputs: int, **options):
+        return backbone_with_inputs(
+            accepting_extra_inputs(self.make_backbone), extra_inputs,
+            "model=dmr with model.condition=inputs joins one-hots to the encoder's inputs, which only a "
+            "recurrent backbone reads; use model.condition=states", **options)
 
     # --- the players ------------------------------------------------------------------
     def one_hot(self, classes: torch.Tensor, batch: Batch) -> torch.Tensor:
