@@ -95,12 +95,11 @@ def one_hot(classes: torch.Tensor, num_classes: int, like: torch.Tensor) -> torc
     return F.one_hot(classes.long(), num_classes).to(like.dtype)
 
 
-class CAR(TakesTurns, PhasedTraining, SPPModel):
-    conditioning_option = "conditioning"  # named in the refusal of a backbone without extra inputs
+class ClasswiseGame(PhasedTraining, SPPModel):
+    """CAR's players (a label-told generator per class, a discriminator told which generator spoke) and their
+    factual explanation; a model built on them adds its turns, parts and phases (CAR; DMR)."""
 
-    def __init__(self, *, discriminator_terms, generator_terms, adam, rationale, conditioning, index_on_padding,
-                 **common):
-        super().__init__(**common)
+    def init_game(self, *, discriminator_terms, generator_terms, adam, rationale, conditioning, index_on_padding):
         self.adam, self.rationale, self.conditioning = adam, rationale, conditioning
         self.index_on_padding = index_on_padding
         classes = self.num_classes
@@ -114,15 +113,12 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
                                          num_classes=classes)
         self.losses.require([*discriminator_terms, *generator_terms], "model.discriminator_terms/generator_terms")
         self.discriminator_terms, self.generator_terms = tuple(discriminator_terms), tuple(generator_terms)
-        # The reference's dis_step counter, kept across epochs and a resume: whose turn a batch is.
-        self.count_batches()
 
-    def encoder(self, extra_inputs: int, **options):
+    def encoder(self, extra_inputs: int):
         return backbone_with_inputs(
             accepting_extra_inputs(self.make_backbone), extra_inputs,
-            f"model.{self.conditioning_option}=inputs joins the label and generator one-hots to the encoders' word "
-            f"inputs, which only a recurrent backbone reads; with this backbone use "
-            f"model.{self.conditioning_option}=states", **options)
+            "model.conditioning=inputs joins the label and generator one-hots to the encoders' word inputs, which "
+            "only a recurrent backbone reads; with this backbone use model.conditioning=states")
 
     # --- the players ----------------------------------------------------------------
     def generate(self, batch: Batch, generator: int, labels: torch.Tensor) -> Selection:
@@ -235,6 +231,21 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
         finally:
             self.rationale = saved
 
+    def make_optimizer(self, modules, lr=None):
+        if self.adam == "torch":
+            return super().make_optimizer(modules, lr)
+        return KerasAdam(self.param_groups(modules, lr), eps=1e-8, weight_decay=self.weight_decay)
+
+
+class CAR(TakesTurns, ClasswiseGame):
+    def __init__(self, *, discriminator_terms, generator_terms, adam, rationale, conditioning, index_on_padding,
+                 **common):
+        super().__init__(**common)
+        self.init_game(discriminator_terms=discriminator_terms, generator_terms=generator_terms, adam=adam,
+                       rationale=rationale, conditioning=conditioning, index_on_padding=index_on_padding)
+        # The reference's dis_step counter, kept across epochs and a resume: whose turn a batch is.
+        self.count_batches()
+
     # --- training: one generator and the discriminator per batch ----------------------------
     def turn(self) -> int:
         return int(self.batches_seen) % self.num_classes
@@ -254,11 +265,6 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
         parts = {f"generator_{t}": [self.generator_encoders[t], self.generators[t]] for t in range(self.num_classes)}
         parts["discriminator"] = [self.predictor_encoder, self.predictor]
         return parts
-
-    def make_optimizer(self, modules, lr=None):
-        if self.adam == "torch":
-            return super().make_optimizer(modules, lr)
-        return KerasAdam(self.param_groups(modules, lr), eps=1e-8, weight_decay=self.weight_decay)
 
     def optimisers(self):
         return {name: self.make_optimizer(modules) for name, modules in self.parts().items()}
