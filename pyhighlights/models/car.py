@@ -101,11 +101,11 @@ class ClasswiseGame(PhasedTraining, SPPModel):
 
     def init_game(self, *, discriminator_terms, generator_terms, adam, rationale, conditioning, index_on_padding):
         self.adam, self.rationale, self.conditioning = adam, rationale, conditioning
-        self.index_on_padding = index_on_padding
         classes = self.num_classes
         extra = classes if conditioning == "inputs" else 0
         self.generator_encoders = nn.ModuleList(self.encoder(extra) for _ in range(classes))
-        self.predictor_encoder = self.encoder(extra)
+        # gen_idx is not masked: the discriminator's GRUs read the generator's one-hot on padding too
+        self.predictor_encoder = self.encoder(extra, extra_on_padding=index_on_padding)
         joined = classes if conditioning == "states" else 0  # the one-hot joined to the states
         self.generators = nn.ModuleList(self.build_slot("selector", input_size=encoder.output_size + joined)
                                         for encoder in self.generator_encoders)
@@ -114,11 +114,12 @@ class ClasswiseGame(PhasedTraining, SPPModel):
         self.losses.require([*discriminator_terms, *generator_terms], "model.discriminator_terms/generator_terms")
         self.discriminator_terms, self.generator_terms = tuple(discriminator_terms), tuple(generator_terms)
 
-    def encoder(self, extra_inputs: int):
+    def encoder(self, extra_inputs: int, extra_on_padding: bool = False):
+        options = {"extra_on_padding": True} if extra_on_padding else {}
         return backbone_with_inputs(
             accepting_extra_inputs(self.make_backbone), extra_inputs,
             "model.conditioning=inputs joins the label and generator one-hots to the encoders' word inputs, which "
-            "only a recurrent backbone reads; with this backbone use model.conditioning=states")
+            "only a recurrent backbone reads; with this backbone use model.conditioning=states", **options)
 
     # --- the players ----------------------------------------------------------------
     def generate(self, batch: Batch, generator: int, labels: torch.Tensor) -> Selection:
@@ -147,13 +148,7 @@ class ClasswiseGame(PhasedTraining, SPPModel):
         keep = words_to_tokens(keep_words, batch.word_ids, fill=1.0) * attention
         if self.conditioning == "inputs":
             onehot = one_hot(index, self.num_classes, keep).unsqueeze(1).expand(-1, attention.shape[1], -1)
-            read = attention
-            if self.index_on_padding and getattr(self.predictor_encoder, "recurrence", None) == "padded":
-                # gen_idx is not masked: the GRUs read it on padding too. The encoder puts its extra inputs on
-                # the positions its attention mask marks real, so it is told every position is; the padded
-                # embeddings are zeroed all the same by ``keep``, which is 0 there.
-                read = torch.ones_like(attention)
-            states = self.predictor_encoder(batch.input_ids, read, keep=keep, extra=onehot)
+            states = self.predictor_encoder(batch.input_ids, attention, keep=keep, extra=onehot)
         else:
             states = self.predictor_encoder(batch.input_ids, attention, keep=keep)
         pool_mask = attention if self.predictor_pool == "valid" else keep.detach()
