@@ -6,9 +6,9 @@ github.com/kochsnow/distribution-matching-rationality (``core/distance.py``, ``c
 - :class:`CMDTerm`: the central moment discrepancy (Zellinger et al., ICLR 2017) between two batches of
   features, the rationale's and the full text's; gradients into both;
 - :class:`SoftCrossEntropyTerm`: cross-entropy of the student's logits against the teacher's softened
-  distribution, softmax(q / T) (Hinton et al.'s distillation; the teacher read detached);
-- :class:`TargetLikelihoodTerm`: minus the mean probability the classifier gives a target class, the
-  class-wise generator's objective (no log: the reference's ``gen_nl_loss``).
+  distribution, softmax(q / T) (Hinton et al.'s distillation; the teacher read detached).
+
+The generators' objective is CAR's, ``target_probability`` (:mod:`pyhighlights.components.classwise`).
 """
 from __future__ import annotations
 
@@ -94,20 +94,3 @@ class SoftCrossEntropyTerm(LossTerm):
     def value(self, inputs):
         soft = torch.softmax(inputs["q"].detach() / self.temperature, dim=-1)
         return -(soft * torch.log_softmax(inputs["p"], dim=-1)).sum(-1).mean()
-
-
-class TargetLikelihoodConfig(WeightOnly):
-    roles = ("logits", "targets")
-    logits: str = Role("logits", "the classifier's logits")
-    targets: str = Role("targets", "the class each document's generator argues for [B]")
-
-
-class TargetLikelihoodTerm(LossTerm):
-    """-mean_b softmax(logits_b)[target_b]: the generator makes the classifier say its class (a likelihood, no
-    log, as ``gen_nl_loss``)."""
-
-    roles = TargetLikelihoodConfig.roles
-
-    def value(self, inputs):
-        probabilities = torch.softmax(inputs["logits"], dim=-1)
-        return -probabilities.gather(1, inputs["targets"].long().unsqueeze(1)).mean()

@@ -56,7 +56,7 @@ from pyhighlights.components.selectors import Selection
 from pyhighlights.components.words import words_to_tokens
 from pyhighlights.data.batch import Batch
 from pyhighlights.models.base import SELECTION_OUTPUTS, OptimConfig, SPPModel
-from pyhighlights.models.invrat import _with_extra, backbone_with_inputs
+from pyhighlights.models.extra_inputs import accepting_extra_inputs, backbone_with_inputs
 from pyhighlights.models.phases import Phase, PhasedTraining, TakesTurns, frozen
 from pyhighlights.registry import Param, registration_key as key
 
@@ -95,16 +95,17 @@ def one_hot(classes: torch.Tensor, num_classes: int, like: torch.Tensor) -> torc
     return F.one_hot(classes.long(), num_classes).to(like.dtype)
 
 
-class CAR(TakesTurns, PhasedTraining, SPPModel):
-    def __init__(self, *, discriminator_terms, generator_terms, adam, rationale, conditioning, index_on_padding,
-                 **common):
-        super().__init__(**common)
+class ClasswiseGame(PhasedTraining, SPPModel):
+    """CAR's players (a label-told generator per class, a discriminator told which generator spoke) and their
+    factual explanation; a model built on them adds its turns, parts and phases (CAR; DMR)."""
+
+    def init_game(self, *, discriminator_terms, generator_terms, adam, rationale, conditioning, index_on_padding):
         self.adam, self.rationale, self.conditioning = adam, rationale, conditioning
-        self.index_on_padding = index_on_padding
         classes = self.num_classes
         extra = classes if conditioning == "inputs" else 0
         self.generator_encoders = nn.ModuleList(self.encoder(extra) for _ in range(classes))
-        self.predictor_encoder = self.encoder(extra)
+        # gen_idx is not masked: the discriminator's GRUs read the generator's one-hot on padding too
+        self.predictor_encoder = self.encoder(extra, extra_on_padding=index_on_padding)
         joined = classes if conditioning == "states" else 0  # the one-hot joined to the states
         self.generators = nn.ModuleList(self.build_slot("selector", input_size=encoder.output_size + joined)
                                         for encoder in self.generator_encoders)
@@ -112,18 +113,13 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
                                          num_classes=classes)
         self.losses.require([*discriminator_terms, *generator_terms], "model.discriminator_terms/generator_terms")
         self.discriminator_terms, self.generator_terms = tuple(discriminator_terms), tuple(generator_terms)
-        # The reference's dis_step counter, kept across epochs and a resume: whose turn a batch is.
-        self.count_batches()
 
-    def encoder(self, extra_inputs: int):
-        try:
-            return backbone_with_inputs(_with_extra(self.make_backbone), extra_inputs)
-        except ValueError as error:
-            if "only a recurrent backbone reads" not in str(error):
-                raise
-            raise ValueError("model.conditioning=inputs joins the label and generator one-hots to the encoders' "
-                             "word inputs, which only a recurrent backbone reads; with this backbone use "
-                             "model.conditioning=states") from None
+    def encoder(self, extra_inputs: int, extra_on_padding: bool = False):
+        options = {"extra_on_padding": True} if extra_on_padding else {}
+        return backbone_with_inputs(
+            accepting_extra_inputs(self.make_backbone), extra_inputs,
+            "model.conditioning=inputs joins the label and generator one-hots to the encoders' word inputs, which "
+            "only a recurrent backbone reads; with this backbone use model.conditioning=states", **options)
 
     # --- the players ----------------------------------------------------------------
     def generate(self, batch: Batch, generator: int, labels: torch.Tensor) -> Selection:
@@ -141,41 +137,59 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
             words = torch.cat([words, onehot.unsqueeze(1).expand(-1, words.shape[1], -1)], dim=-1)
         return self.generators[generator](words, batch.word_mask)
 
-    def discriminate(self, batch: Batch, keep_words: torch.Tensor, generator: int | torch.Tensor) -> torch.Tensor:
-        """The discriminator's class logits [B, C] on the words ``keep_words`` [B, W] chose, told which
-        generator chose them (an index, or one per document)."""
+    def discriminator_features(self, batch: Batch, keep_words: torch.Tensor | None,
+                               generator: int | torch.Tensor) -> torch.Tensor:
+        """The discriminator's pooled states [B, H] on the words ``keep_words`` [B, W] chose (None: the full
+        text), told which generator chose them (an index, or one per document)."""
         attention = batch.attention_mask
+        if keep_words is None:
+            keep_words = batch.word_mask.float()
         index = torch.as_tensor(generator, device=attention.device).expand(attention.shape[0])
         keep = words_to_tokens(keep_words, batch.word_ids, fill=1.0) * attention
         if self.conditioning == "inputs":
             onehot = one_hot(index, self.num_classes, keep).unsqueeze(1).expand(-1, attention.shape[1], -1)
-            read = attention
-            if self.index_on_padding and getattr(self.predictor_encoder, "recurrence", None) == "padded":
-                # gen_idx is not masked: the GRUs read it on padding too. The encoder puts its extra inputs on
-                # the positions its attention mask marks real, so it is told every position is; the padded
-                # embeddings are zeroed all the same by ``keep``, which is 0 there.
-                read = torch.ones_like(attention)
-            states = self.predictor_encoder(batch.input_ids, read, keep=keep, extra=onehot)
+            states = self.predictor_encoder(batch.input_ids, attention, keep=keep, extra=onehot)
         else:
             states = self.predictor_encoder(batch.input_ids, attention, keep=keep)
         pool_mask = attention if self.predictor_pool == "valid" else keep.detach()
-        pooled = self.pool(states, pool_mask)
+        return self.pool(states, pool_mask)
+
+    def discriminator_head(self, features: torch.Tensor, generator: int | torch.Tensor) -> torch.Tensor:
+        """The class logits [B, C] on the pooled ``features`` (joined with the generator's one-hot when the
+        one-hots join the states)."""
         if self.conditioning == "states":
-            pooled = torch.cat([pooled, one_hot(index, self.num_classes, pooled)], dim=-1)
-        return self.predictor(pooled)
+            index = torch.as_tensor(generator, device=features.device).expand(features.shape[0])
+            features = torch.cat([features, one_hot(index, self.num_classes, features)], dim=-1)
+        return self.predictor(features)
+
+    def discriminate(self, batch: Batch, keep_words: torch.Tensor | None,
+                     generator: int | torch.Tensor) -> torch.Tensor:
+        """The discriminator's class logits [B, C] on the words ``keep_words`` [B, W] chose, told which
+        generator chose them (an index, or one per document)."""
+        return self.discriminator_head(self.discriminator_features(batch, keep_words, generator), generator)
 
     # --- the explanation interface ------------------------------------------------------
+    def factual_selections(self, batch: Batch) -> list[Selection]:
+        """Each class t's generator in its factual mode, told the label t."""
+        return [self.generate(batch, t, torch.full_like(batch.labels, t)) for t in range(self.num_classes)]
+
     def factual(self, batch: Batch) -> tuple[list[Selection], torch.Tensor]:
-        """Each class's generator in its factual mode (told the label t), and the class scores [B, C]: per class
-        t, the discriminator's log p(t) on generator t's rationale."""
-        selections, scores = [], []
-        for t in range(self.num_classes):
-            labels = torch.full_like(batch.labels, t)
-            selection = self.generate(batch, t, labels)
-            logits = self.discriminate(batch, selection.mask, t)
-            selections.append(selection)
-            scores.append(torch.log_softmax(logits, dim=-1)[:, t])
+        """Each class's factual selection, and the class scores [B, C]: per class t, the discriminator's log p(t)
+        on generator t's rationale."""
+        selections = self.factual_selections(batch)
+        scores = [torch.log_softmax(self.discriminate(batch, s.mask, t), dim=-1)[:, t]
+                  for t, s in enumerate(selections)]
         return selections, torch.stack(scores, dim=-1)
+
+    @staticmethod
+    def chosen_selection(selections: list[Selection], chosen: torch.Tensor) -> Selection:
+        """Per document, the selection of the class ``chosen`` [B] gives it."""
+        pick = chosen.view(-1, 1, 1)
+        mask = torch.stack([s.mask for s in selections], dim=1).gather(
+            1, pick.expand(-1, 1, selections[0].mask.shape[1])).squeeze(1)
+        logits = torch.stack([s.logits for s in selections], dim=1).gather(
+            1, pick.unsqueeze(-1).expand(-1, 1, *selections[0].logits.shape[1:])).squeeze(1)
+        return Selection(logits=logits, mask=mask)
 
     def reported_class(self, batch: Batch, scores: torch.Tensor) -> torch.Tensor:
         labels = batch.labels
@@ -186,13 +200,8 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
     def evaluation_outputs(self, batch: Batch) -> dict[str, torch.Tensor]:
         selections, scores = self.factual(batch)
         chosen = self.reported_class(batch, scores)
-        pick = chosen.view(-1, 1, 1)
-        mask = torch.stack([s.mask for s in selections], dim=1).gather(
-            1, pick.expand(-1, 1, selections[0].mask.shape[1])).squeeze(1)
-        logits = torch.stack([s.logits for s in selections], dim=1).gather(
-            1, pick.unsqueeze(-1).expand(-1, 1, *selections[0].logits.shape[1:])).squeeze(1)
-        selection = Selection(logits=logits, mask=mask)
-        return self.outputs(batch, selection, scores, generator_logits=self.discriminate(batch, mask, chosen),
+        selection = self.chosen_selection(selections, chosen)
+        return self.outputs(batch, selection, scores, generator_logits=self.discriminate(batch, selection.mask, chosen),
                             targets=chosen)
 
     def select(self, batch: Batch) -> Selection:
@@ -217,6 +226,21 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
         finally:
             self.rationale = saved
 
+    def make_optimizer(self, modules, lr=None):
+        if self.adam == "torch":
+            return super().make_optimizer(modules, lr)
+        return KerasAdam(self.param_groups(modules, lr), eps=1e-8, weight_decay=self.weight_decay)
+
+
+class CAR(TakesTurns, ClasswiseGame):
+    def __init__(self, *, discriminator_terms, generator_terms, adam, rationale, conditioning, index_on_padding,
+                 **common):
+        super().__init__(**common)
+        self.init_game(discriminator_terms=discriminator_terms, generator_terms=generator_terms, adam=adam,
+                       rationale=rationale, conditioning=conditioning, index_on_padding=index_on_padding)
+        # The reference's dis_step counter, kept across epochs and a resume: whose turn a batch is.
+        self.count_batches()
+
     # --- training: one generator and the discriminator per batch ----------------------------
     def turn(self) -> int:
         return int(self.batches_seen) % self.num_classes
@@ -236,11 +260,6 @@ class CAR(TakesTurns, PhasedTraining, SPPModel):
         parts = {f"generator_{t}": [self.generator_encoders[t], self.generators[t]] for t in range(self.num_classes)}
         parts["discriminator"] = [self.predictor_encoder, self.predictor]
         return parts
-
-    def make_optimizer(self, modules, lr=None):
-        if self.adam == "torch":
-            return super().make_optimizer(modules, lr)
-        return KerasAdam(self.param_groups(modules, lr), eps=1e-8, weight_decay=self.weight_decay)
 
     def optimisers(self):
         return {name: self.make_optimizer(modules) for name, modules in self.parts().items()}

@@ -7,7 +7,9 @@ name below.
 A rationale should look like its full text to the classifier that reads it: its features (the classifier's
 pooled states) should be distributed as the full text's, and its predicted class distribution as that of a
 teacher trained on the full text. The reference builds this on the class-wise game of CAR (Chang et al.,
-NeurIPS 2019; ``core/model.py TargetRNN``):
+NeurIPS 2019; ``core/model.py TargetRNN``), and so do we: :class:`DMR` is CAR's :class:`~pyhighlights.models.car.ClasswiseGame`
+(its players, their one-hots, the factual explanation, TF1's Adam) with a teacher, the discriminator's matching
+terms and the reference's two steps a batch:
 
 - one generator per class (``gen_neg``, ``gen_pos``; here ``generators`` / ``generator_encoders``, each built
   from the ``selector`` slot): its encoder reads the embeddings joined with the document's label one-hot (zero
@@ -25,9 +27,9 @@ full text (``train_teacher``); its last state is kept (``auxiliary_selection=las
 never used) and frozen. Then per batch (``train``), ``path = discriminator steps % 2``: the generator of
 class ``path`` explains every document of the batch, and
 
-1. generator ``path``: ``target_likelihood`` (-mean p(path | rationale), ``gen_nl_loss``) + λs·``sparsity``
-   (|selected / real words - s|) + λc·``continuity`` (the mean |z_t - z_{t-1}| over the padded width), the
-   discriminator frozen; its own Adam steps;
+1. generator ``path``: ``target_likelihood`` (CAR's ``target_probability`` term: -mean p(path | rationale),
+   ``gen_nl_loss``) + λs·``sparsity`` (|selected / real words - s|) + λc·``continuity`` (the mean
+   |z_t - z_{t-1}| over the padded width), the discriminator frozen; its own Adam steps;
 2. discriminator, on the same rationale read detached: cls·``task`` (CE with the labels) + om·``distillation``
    (CE against softmax(teacher / T), ``dis_soft_loss``) + fm·``feature_match`` (CMD between the pooled
    rationale and pooled full-text features over the batch, ``cmd_loss_1``); its Adam steps.
@@ -54,7 +56,7 @@ configs ``dmr_<beer|hotel>_<aspect>`` add each script's corpus settings: 37 epoc
 Departures, each a named option: ``losses.feature_match.central=powered`` (the CMD's central moments; the
 reference's ``moment_diff`` multiplies by k instead of raising to the power k, so only the means are
 matched); ``adam=torch``; ``auxiliary_selection=f1`` or ``accuracy`` (the teacher's best validation epoch);
-``evaluation_label=teacher``; ``condition=states`` (the one-hots joined to the
+``evaluation_label=teacher``; ``conditioning=states`` (the one-hots joined to the
 encoders' states instead of their inputs: what a transformer backbone, which reads no extra inputs, needs).
 Always: a CMD norm of an exactly zero difference has gradient 0 (the reference's ``sqrt`` gives NaN there:
 a batch of one document); the ``mmd`` and ``coral`` distances of ``core/distance.py`` are not offered (they
@@ -62,22 +64,18 @@ call Theano methods and cannot run); the straight-through mask is ``hard + (p - 
 """
 from __future__ import annotations
 
-from functools import partial
 from typing import Literal
 
 import torch
-import torch.nn.functional as F
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
-from pyhighlights.components.backbones.recurrent import RecurrentBackbone
-from pyhighlights.components.environment_heads import KerasAdam
 from pyhighlights.components.selectors import Selection
-from pyhighlights.components.words import words_to_tokens
 from pyhighlights.data.batch import Batch
 from pyhighlights.models.base import SELECTION_OUTPUTS, OptimConfig, SPPModel
+from pyhighlights.models.car import ClasswiseGame
 from pyhighlights.models.mechanics import AuxiliaryPretraining
-from pyhighlights.models.phases import Phase, PhasedTraining
+from pyhighlights.models.phases import Phase
 from pyhighlights.registry import Param, registration_key as key
 
 #: What the discriminator's step reads beside the selection outputs.
@@ -89,7 +87,7 @@ class DMRConfig(OptimConfig):
     predictor: RegistrationKey = Param(key("predictor", "mlp"))
     auxiliary_predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param(
-        {"target_likelihood": key("loss", "target_likelihood"), "sparsity": key("loss", "sparsity"),
+        {"target_likelihood": key("loss", "target_probability"), "sparsity": key("loss", "sparsity"),
          "continuity": key("loss", "continuity"), "task": key("loss", "cross_entropy"),
          "distillation": key("loss", "soft_cross_entropy"), "feature_match": key("loss", "cmd")})
     auxiliary_losses: dict[str, RegistrationKey] = Param({"auxiliary_task": key("loss", "cross_entropy")})
@@ -114,7 +112,7 @@ class DMRConfig(OptimConfig):
     evaluation_label: Literal["label", "teacher"] = Param(
         "label", description="the class whose generator explains a document at evaluation: its label (the "
                              "reference's factual rationale) or the teacher's prediction on the full text")
-    condition: Literal["inputs", "states"] = Param(
+    conditioning: Literal["inputs", "states"] = Param(
         "inputs", description="where the label / generator one-hots are joined: the encoders' inputs "
                               "(reference) or their output states (a transformer backbone)")
     outputs = {"losses": SELECTION_OUTPUTS | DMR_OUTPUTS,
@@ -124,7 +122,7 @@ class DMRConfig(OptimConfig):
         "lr": 1e-3, "encoder_dropout": 0.0, "recurrence": "padded", "pad_to": 256, "bucket": False,
         "predictor_pool": "valid", "selector": {"dropout": 0.0}, "predictor": {"dropout": 0.0},
         "auxiliary_predictor": {"dropout": 0.0},
-        "losses": {"target_likelihood": {"targets": "targets"},
+        "losses": {"target_likelihood": {"logits": "logits", "targets": "targets"},
                    "sparsity": {"weight": 5.0, "target": 0.08},
                    "continuity": {"weight": 10.0, "padding": "counted"},
                    "task": {"weight": 0.1},
@@ -141,47 +139,22 @@ class DMRConfig(OptimConfig):
         return config
 
 
-def conditioned_backbone(make_backbone, extra_inputs: int, extra_on_padding: bool = False) -> RecurrentBackbone:
-    """A recurrent backbone from ``make_backbone`` whose first layer also reads ``extra_inputs`` features per
-    token (``extra_on_padding``: at padded positions too)."""
-    from pyhighlights.config.resolve import build
+class DMR(AuxiliaryPretraining, ClasswiseGame):
+    """CAR's players and their explanation, a teacher beside them, the discriminator's matching terms, and the
+    reference's schedule: the generator's step, then the discriminator's."""
 
-    factory, fixed = (make_backbone.func, make_backbone.keywords) if isinstance(make_backbone, partial) else \
-        (make_backbone, {})
-    try:
-        backbone = build("backbone", {**factory.spec, **fixed}, path="backbone", **factory.runtime,
-                         extra_inputs=extra_inputs, extra_on_padding=extra_on_padding)
-    except TypeError:  # a backbone without extra inputs (the transformer) does not take the arguments
-        backbone = None
-    if not isinstance(backbone, RecurrentBackbone):
-        raise ValueError("model=dmr with model.condition=inputs joins one-hots to the encoder's inputs, which only "
-                         "a recurrent backbone reads; use model.condition=states")
-    return backbone
-
-
-class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
     def __init__(self, *, generator_terms, discriminator_terms, discriminator_lr, auxiliary_epochs, auxiliary_lr,
-                 auxiliary_selection, adam, evaluation_label, condition, **common):
+                 auxiliary_selection, adam, evaluation_label, conditioning, **common):
         super().__init__(**common)
+        # the evaluation's rationale is chosen by explained_class (select), the generator one-hot always on padding
+        self.init_game(generator_terms=generator_terms, discriminator_terms=discriminator_terms,
+                       adam="torch" if adam == "torch" else "tf", rationale="label", conditioning=conditioning,
+                       index_on_padding=True)
+        self.evaluation_label = evaluation_label
         classes = self.num_classes
-        self.condition, self.adam, self.evaluation_label = condition, adam, evaluation_label
-        joined = classes if condition == "states" else 0
-        if condition == "inputs":
-            self.generator_encoders = nn.ModuleList(conditioned_backbone(self.make_backbone, classes)
-                                                    for _ in range(classes))
-            # the generator's one-hot reaches every position, padding included (gen_idx is not masked)
-            self.predictor_encoder = conditioned_backbone(self.make_backbone, classes, extra_on_padding=True)
-        else:
-            self.generator_encoders = nn.ModuleList(self.make_backbone() for _ in range(classes))
-            self.predictor_encoder = self.make_backbone()
-        size = self.predictor_encoder.output_size
-        self.generators = nn.ModuleList(self.build_slot("selector", input_size=size + joined) for _ in range(classes))
-        self.predictor = self.build_slot("predictor", input_size=size + joined, num_classes=classes)
         self.auxiliary_encoder = self.make_backbone()
         self.auxiliary_predictor = self.build_slot("auxiliary_predictor", input_size=self.auxiliary_encoder.output_size,
                                                    num_classes=classes)
-        self.losses.require([*generator_terms, *discriminator_terms], "model.generator_terms/discriminator_terms")
-        self.generator_terms, self.discriminator_terms = tuple(generator_terms), tuple(discriminator_terms)
         self.discriminator_lr = discriminator_lr or self.lr
         self.auxiliary_lr = auxiliary_lr or self.lr
         self.init_auxiliary(auxiliary_epochs, self.build_slot("auxiliary_losses"), selection=auxiliary_selection,
@@ -190,45 +163,13 @@ class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
         # counts the game's batches only, not the teacher's; a buffer, so the turn survives a resume.
         self.register_buffer("game_steps", torch.zeros((), dtype=torch.long))
 
-    # --- the players ------------------------------------------------------------------
-    def one_hot(self, classes: torch.Tensor, batch: Batch) -> torch.Tensor:
-        """[B, T, C]: each document's class one-hot at every token."""
-        hot = F.one_hot(classes.long(), self.num_classes).to(self.predictor_encoder_dtype())
-        return hot.unsqueeze(1).expand(-1, batch.input_ids.shape[1], -1)
+    def turn(self) -> int:
+        return int(self.game_steps) % self.num_classes
 
-    def predictor_encoder_dtype(self) -> torch.dtype:
-        return next(self.predictor.parameters()).dtype
-
-    def generate(self, batch: Batch, generator: int, labels: torch.Tensor) -> Selection:
-        """Generator ``generator``'s selection, its encoder reading each document's ``labels`` one-hot."""
-        encoder, selector = self.generator_encoders[generator], self.generators[generator]
-        hot = self.one_hot(labels, batch)
-        if self.condition == "inputs":
-            states = encoder(batch.input_ids, batch.attention_mask, extra=hot)
-            word_states = self.word_states(states, batch)
-        else:
-            word_states = self.word_states(encoder(batch.input_ids, batch.attention_mask), batch)
-            word_hot = hot[:, :1].expand(-1, word_states.shape[1], -1) * batch.word_mask.unsqueeze(-1).to(hot.dtype)
-            word_states = torch.cat([word_states, word_hot], dim=-1)
-        return selector(word_states, batch.word_mask)
-
-    def discriminate(self, batch: Batch, keep_words: torch.Tensor | None, paths: torch.Tensor):
-        """(logits, pooled features) of the discriminator on the words of ``keep_words`` (None: the full text),
-        reading the one-hot of the generator ``paths`` [B] that chose them."""
-        keep_tokens = None
-        pool_mask = batch.attention_mask
-        if keep_words is not None:
-            keep_tokens = words_to_tokens(keep_words, batch.word_ids, fill=1.0) * batch.attention_mask
-            if self.predictor_pool == "kept":
-                pool_mask = keep_tokens.detach()
-        hot = self.one_hot(paths, batch)
-        if self.condition == "inputs":
-            states = self.predictor_encoder(batch.input_ids, batch.attention_mask, keep=keep_tokens, extra=hot)
-            features = self.pool(states, pool_mask)
-            return self.predictor(features), features
-        states = self.predictor_encoder(batch.input_ids, batch.attention_mask, keep=keep_tokens)
-        features = self.pool(states, pool_mask)
-        return self.predictor(torch.cat([features, hot[:, 0]], dim=-1)), features
+    def discriminate_with_features(self, batch: Batch, keep_words: torch.Tensor | None, paths: torch.Tensor):
+        """(logits, pooled features) of the discriminator on ``keep_words`` (None: the full text)."""
+        features = self.discriminator_features(batch, keep_words, paths)
+        return self.discriminator_head(features, paths), features
 
     def auxiliary_modules(self):
         return [self.auxiliary_encoder, self.auxiliary_predictor]
@@ -247,29 +188,21 @@ class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
         return labels
 
     def select(self, batch: Batch) -> Selection:
-        classes = self.explained_class(batch)
-        selections = [self.generate(batch, c, classes) for c in range(self.num_classes)]
-        pick = classes.view(-1, 1, 1)
-        logits = torch.stack([s.logits for s in selections], dim=0)  # [C, B, W, 2]
-        masks = torch.stack([s.mask for s in selections], dim=0)  # [C, B, W]
-        index = pick.view(1, -1, 1, 1).expand(1, -1, logits.shape[2], 2)
-        chosen_logits = logits.gather(0, index).squeeze(0)
-        chosen_mask = masks.gather(0, index[..., 0]).squeeze(0)
-        return Selection(logits=chosen_logits, mask=chosen_mask)
+        return self.chosen_selection(self.factual_selections(batch), self.explained_class(batch))
 
     def highlight(self, texts, batch_size: int = 32):
         """Raw text has no label: each text is explained by the generator of the teacher's prediction."""
         saved, self.evaluation_label = self.evaluation_label, "teacher"
-        try:
-            return super().highlight(texts, batch_size)
+        try:  # past the game's, which explains by the discriminator's prediction
+            return SPPModel.highlight(self, texts, batch_size)
         finally:
             self.evaluation_label = saved
 
     def forward(self, batch: Batch):
         classes = self.explained_class(batch)
         selection = self.select(batch)
-        logits, rationale_features = self.discriminate(batch, selection.mask, classes)
-        _, text_features = self.discriminate(batch, None, classes)
+        logits, rationale_features = self.discriminate_with_features(batch, selection.mask, classes)
+        text_features = self.discriminator_features(batch, None, classes)
         return self.outputs(batch, selection, logits, targets=classes, teacher_logits=self.auxiliary_logits(batch),
                             rationale_features=rationale_features, text_features=text_features)
 
@@ -284,21 +217,13 @@ class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
         parts = {f"generator{c}": self.generator_modules(c) for c in range(self.num_classes)}
         return {**parts, "discriminator": self.discriminator_modules(), "auxiliary": self.auxiliary_modules()}
 
-    def make_optimizer(self, modules, lr=None):
-        if self.adam == "torch":
-            return super().make_optimizer(modules, lr)
-        return KerasAdam(self.param_groups(modules, lr), eps=1e-8, weight_decay=self.weight_decay)
-
     def optimisers(self):
         built = {f"generator{c}": self.make_optimizer(self.generator_modules(c)) for c in range(self.num_classes)}
         return {**built, "discriminator": self.make_optimizer(self.discriminator_modules(), lr=self.discriminator_lr),
                 "auxiliary": self.make_optimizer(self.auxiliary_modules(), lr=self.auxiliary_lr)}
 
-    def path(self) -> int:
-        return int(self.game_steps) % self.num_classes
-
     def phases(self):
-        game = lambda c: (lambda: not self.pretraining and self.path() == c)  # noqa: E731
+        game = lambda c: (lambda: not self.pretraining and self.turn() == c)  # noqa: E731
         phases = [
             # the teacher alone on the full text while it pre-trains
             Phase("auxiliary", trains=("auxiliary",), optimisers=("auxiliary",), outputs=self.auxiliary_outputs,
@@ -315,18 +240,17 @@ class DMR(PhasedTraining, AuxiliaryPretraining, SPPModel):
         return phases
 
     def generator_outputs(self, step):
-        batch, c = step.batch, self.path()
+        batch, c = step.batch, self.turn()
         paths = torch.full_like(batch.labels, c)
         selection = self.generate(batch, c, batch.labels)
         step.state["rationale"], step.state["paths"] = selection.mask.detach(), paths
-        logits, _ = self.discriminate(batch, selection.mask, paths)
-        return self.outputs(batch, selection, logits, targets=paths)
+        return self.outputs(batch, selection, self.discriminate(batch, selection.mask, paths), targets=paths)
 
     def discriminator_outputs(self, step):
         batch = step.batch
         mask, paths = step.state["rationale"], step.state["paths"]
-        logits, rationale_features = self.discriminate(batch, mask, paths)
-        _, text_features = self.discriminate(batch, None, paths)
+        logits, rationale_features = self.discriminate_with_features(batch, mask, paths)
+        text_features = self.discriminator_features(batch, None, paths)
         with torch.no_grad():
             teacher_logits = self.auxiliary_logits(batch)
         selection = Selection(logits=torch.stack([1 - mask, mask], dim=-1), mask=mask)

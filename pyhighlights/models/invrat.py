@@ -51,50 +51,16 @@ from typing import Literal
 import torch
 from cinnamon.registry import RegistrationKey
 
-from pyhighlights.components.backbones.recurrent import RecurrentBackbone
 from pyhighlights.components.environment_heads import KerasAdam
 from pyhighlights.data.batch import Batch
 from pyhighlights.data.environments import require_environments
 from pyhighlights.models.base import SELECTION_OUTPUTS
+from pyhighlights.models.extra_inputs import accepting_extra_inputs, backbone_with_inputs
 from pyhighlights.models.phases import Phase, PhasedTraining, TakesTurns
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, registration_key as key
 
 PLAYERS = ("generator", "agnostic", "aware")
-
-
-def backbone_with_inputs(make_backbone, extra_inputs: int):
-    """A backbone from ``make_backbone`` whose first layer also reads ``extra_inputs`` features per word."""
-    if not extra_inputs:
-        return make_backbone()
-    try:
-        backbone = make_backbone(extra_inputs=extra_inputs)
-    except TypeError as error:  # a backbone without extra inputs (the transformer) does not take the argument
-        if "extra_inputs" not in str(error):
-            raise
-        backbone = None
-    if not isinstance(backbone, RecurrentBackbone):
-        raise ValueError("model.environment_head: this head joins the environment to the encoder's inputs, "
-                         "which only a recurrent backbone reads; use model.environment_head.name=pooled_onehot")
-    return backbone
-
-
-def _with_extra(make_backbone):
-    """``make_backbone`` accepting ``extra_inputs`` as a runtime argument of the built backbone."""
-    from functools import partial
-
-    factory, fixed = (make_backbone.func, make_backbone.keywords) if isinstance(make_backbone, partial) else \
-        (make_backbone, {})
-
-    def build(extra_inputs: int = 0):
-        from pyhighlights.config.resolve import build as build_component
-
-        if not extra_inputs:
-            return make_backbone()
-        runtime = dict(factory.runtime, extra_inputs=extra_inputs)
-        return build_component("backbone", {**factory.spec, **fixed}, path="backbone", **runtime)
-
-    return build
 
 
 class InvRatConfig(RNPConfig):
@@ -138,8 +104,10 @@ class InvRat(TakesTurns, PhasedTraining, RNP):
         self.num_environments = num_environments
         self.environment_head = self.build_slot("environment_head", input_size=self.predictor_encoder.output_size,
                                                 num_classes=self.num_classes, num_environments=num_environments)
-        self.environment_encoder = backbone_with_inputs(_with_extra(self.make_backbone),
-                                                        self.environment_head.extra_inputs)
+        self.environment_encoder = backbone_with_inputs(
+            accepting_extra_inputs(self.make_backbone), self.environment_head.extra_inputs,
+            "model.environment_head: this head joins the environment to the encoder's inputs, which only a "
+            "recurrent backbone reads; use model.environment_head.name=pooled_onehot")
         self.losses.require([*generator_terms, *agnostic_terms, *aware_terms],
                             "model.generator_terms/agnostic_terms/aware_terms")
         self.schedule = list(schedule)

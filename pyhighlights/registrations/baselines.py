@@ -35,8 +35,6 @@ from pyhighlights.models import dmr  # noqa: E402
 register("loss", "cmd", distribution_matching.CMDConfig, distribution_matching.CMDTerm)
 register("loss", "soft_cross_entropy", distribution_matching.SoftCrossEntropyConfig,
          distribution_matching.SoftCrossEntropyTerm)
-register("loss", "target_likelihood", distribution_matching.TargetLikelihoodConfig,
-         distribution_matching.TargetLikelihoodTerm)
 register("model", "dmr", dmr.DMRConfig, dmr.DMR)
 from pyhighlights.components import classwise  # noqa: E402
 from pyhighlights.models import car  # noqa: E402

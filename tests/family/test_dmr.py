@@ -11,7 +11,7 @@ from torch.utils.data import DataLoader
 
 from pyhighlights.components.backbones.base import BackboneFactory
 from pyhighlights.components.backbones.recurrent import RecurrentBackbone
-from pyhighlights.components.distribution_matching import (CMDTerm, SoftCrossEntropyTerm, TargetLikelihoodTerm,
+from pyhighlights.components.distribution_matching import (CMDTerm, SoftCrossEntropyTerm,
                                                            central_moment_discrepancy)
 from pyhighlights.config.compose import compose_config
 from pyhighlights.config.resolve import build
@@ -58,13 +58,6 @@ def test_soft_cross_entropy_softens_the_teacher_only():
     value.backward()
     assert teacher.grad is None  # the teacher is read detached
     assert torch.allclose(student.grad, torch.tensor([[3 / 4 - 2 / 3, 1 / 4 - 1 / 3]], dtype=F64), atol=1e-12)
-
-
-def test_target_likelihood_is_minus_the_mean_probability_of_each_target():
-    logits = torch.tensor([[math.log(3.0), 0.0], [0.0, 0.0]], dtype=F64)
-    term = TargetLikelihoodTerm()
-    assert float(term({"logits": logits, "targets": torch.tensor([0, 1])})) == pytest.approx(-(3 / 4 + 1 / 2) / 2)
-    assert float(term({"logits": logits, "targets": torch.tensor([1, 1])})) == pytest.approx(-(1 / 4 + 1 / 2) / 2)
 
 
 def test_the_discriminators_one_hot_reaches_the_padding():

@@ -163,11 +163,11 @@ def test_training_without_environments_is_refused(family_tiny_dir):
         trainer(1).fit(exp.model(), datamodule=exp.datamodule(0))
 
 
-def test_the_input_head_needs_a_recurrent_backbone():
-    from pyhighlights.models.invrat import backbone_with_inputs
+def test_extra_inputs_need_a_recurrent_backbone():
+    from pyhighlights.models.extra_inputs import backbone_with_inputs
 
-    with pytest.raises(ValueError, match="use model.environment_head.name=pooled_onehot"):
-        backbone_with_inputs(lambda **kw: torch.nn.Identity(), 2)
+    with pytest.raises(ValueError, match="only a recurrent backbone"):
+        backbone_with_inputs(lambda **kw: torch.nn.Identity(), 2, "only a recurrent backbone reads them")
 
 
 def test_pollution_needs_one_rate_per_environment():

@@ -39,7 +39,7 @@ def _check_word_level_predictions(run_dir: Path, documents: dict[str, int]) -> N
 EXTRA = {"rnp": ["model.encoder_lr=1e-4"],  # also covers a separate learning rate for the pretrained encoder
          "grat": ["model.pretrain_epochs=0", "backbone.frozen=true"],  # the joint phase, over a frozen encoder
          # a transformer reads no extra inputs; one teacher epoch, one of the game
-         "dmr": ["model.condition=states", "model.auxiliary_epochs=1", "trainer.max_epochs=2"],
+         "dmr": ["model.conditioning=states", "model.auxiliary_epochs=1", "trainer.max_epochs=2"],
          "evalx": ["model.pretrain_epochs=1", "trainer.max_epochs=2"],  # an evaluator epoch, a selector epoch
          "car": ["model.conditioning=states", "model.pad_to=null"]}  # the transformer reads no extra word inputs
 
