@@ -38,7 +38,7 @@ The reference takes both gradients before either step (the generator's ``gen_tap
 discriminator before its update), so running the generator's step first, the discriminator frozen, and the
 discriminator's on the rationale drawn before it, is the same arithmetic. Four Adams as
 ``tf.train.AdamOptimizer`` computes them (``lr_t = lr sqrt(1 - b2^t) / (1 - b1^t)``, eps 1e-8 on sqrt(v):
-``adam=tensorflow``), lr 1e-3 each (``gen_pos_lr``, ``gen_neg_lr``, ``discriminator_lr``).
+``adam=tf``), lr 1e-3 each (``gen_pos_lr``, ``gen_neg_lr``, ``discriminator_lr``).
 
 Evaluation (``eval_utils.py validate``): a document's rationale is its *factual* one, from the generator of
 its label fed its label; the discriminator reads it with that generator's one-hot. Our ``logits`` are that
@@ -106,9 +106,9 @@ class DMRConfig(OptimConfig):
     auxiliary_selection: Literal["last", "f1", "accuracy"] = Param(
         "last", description="the teacher state kept: its last pre-training epoch (reference), or the best on the "
                             "full validation text")
-    adam: Literal["tensorflow", "torch"] = Param(
-        "tensorflow", description="tensorflow: Adam as tf.train.AdamOptimizer computes it (eps 1e-8 on sqrt(v), "
-                                  "the reference); torch: torch.optim.Adam")
+    adam: Literal["tf", "torch"] = Param(
+        "tf", description="tf: Adam as tf.train.AdamOptimizer computes it (eps 1e-8 on sqrt(v), "
+                          "the reference); torch: torch.optim.Adam")
     evaluation_label: Literal["label", "teacher"] = Param(
         "label", description="the class whose generator explains a document at evaluation: its label (the "
                              "reference's factual rationale) or the teacher's prediction on the full text")
@@ -148,7 +148,7 @@ class DMR(AuxiliaryPretraining, ClasswiseGame):
         super().__init__(**common)
         # the evaluation's rationale is chosen by explained_class (select), the generator one-hot always on padding
         self.init_game(generator_terms=generator_terms, discriminator_terms=discriminator_terms,
-                       adam="torch" if adam == "torch" else "tf", rationale="label", conditioning=conditioning,
+                       adam=adam, rationale="label", conditioning=conditioning,
                        index_on_padding=True)
         self.evaluation_label = evaluation_label
         classes = self.num_classes

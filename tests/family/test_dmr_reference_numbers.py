@@ -16,7 +16,7 @@ both taken before either step, then the generator's Adam and the discriminator's
 ``Distance.cmd`` (5 moments, ``moment_diff`` as written: ``sx * k``; ``l2diff``'s cast to float32 left out),
 ``core/metric.py``; ``scripts/run_beer_0.sh``'s weights and ``run.py``'s ``params_t`` 3; the four
 ``tf.train.AdamOptimizer`` (lr 1e-3; ``lr_t = lr sqrt(1 - b2^t) / (1 - b1^t)``, ``var -= lr_t m / (sqrt(v) +
-1e-8)``; our ``adam=tensorflow``), cuDNN's GRU equations in Keras's weight layout (kernel [in, 3H], recurrent
+1e-8)``; our ``adam=tf``), cuDNN's GRU equations in Keras's weight layout (kernel [in, 3H], recurrent
 kernel [H, 3H], gates z, r, h; bias [6H] = input then recurrent biases). Inputs: the four documents of
 tests/reference_draws.py (labels one-hot) padded to 24 (``max_seq_length`` is 256 in the reference; 24 here, and
 ``model.pad_to=24`` on our side, to keep the test short -- the padded width still enters the GRUs' backward
@@ -149,7 +149,7 @@ def check_parameters(recorder, variable, step, want):
 
 def test_dmr_equals_the_reference_steps_on_a_padded_batch():
     model, specs, variable = dmr_model()
-    assert (specs.model["recurrence"], specs.model["bucket"], specs.model["adam"]) == ("padded", False, "tensorflow")
+    assert (specs.model["recurrence"], specs.model["bucket"], specs.model["adam"]) == ("padded", False, "tf")
     recorder = train(model)
     # optimiser steps: teacher, teacher, then per game batch the generator's and the discriminator's
     assert len(recorder.grads) == 6 and len(recorder.values) == 4
