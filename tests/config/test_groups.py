@@ -36,18 +36,20 @@ def test_every_registered_part_composes_in_its_slot_and_validates():
     hosted = covering_hosts()
     HOSTS = sorted(set(hosted.values()))
     assert set(slots) == set(hosted)
-    rounds = max(len(registry.available(kind)) for kind in groups.values())
+    # the model group is each composition's host, never a choice: it does not set the number of rounds
+    rounds = max(len(registry.available(kind)) for group, kind in groups.items() if group != "model")
     seen = set()
     for turn in range(rounds):
         for host in HOSTS:
             # one composition per host and turn: every group takes its turn-th option
             chosen = {group: registry.available(kind)[turn % len(registry.available(kind))]
-                      for group, kind in groups.items() if "/" not in group or hosted[group] == host}
+                      for group, kind in groups.items()
+                      if group != "model" and ("/" not in group or hosted[group] == host)}
+            if set(chosen.items()) <= seen:
+                continue  # every option of this host's groups has had its turn
             cfg = OmegaConf.create(OmegaConf.to_container(compose_config(
-                [f"model={host}", *(f"{g}={o}" for g, o in chosen.items() if g != "model")]), resolve=True))
+                [f"model={host}", *(f"{g}={o}" for g, o in chosen.items())]), resolve=True))
             for group, option in chosen.items():
-                if group == "model":
-                    continue
                 path, kind = group.replace("/", "."), groups[group]
                 node = OmegaConf.to_container(OmegaConf.select(cfg, path))
                 # the part's own fields, nothing left from the part it replaced
