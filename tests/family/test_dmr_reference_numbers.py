@@ -38,6 +38,7 @@ import math
 import pytest
 import torch
 from reference_draws import EMB, HIDDEN, VOCAB, examples, values
+from keras_layout import ours_from_keras
 from reference_steps import StepRecorder
 from torch.utils.data import DataLoader
 
@@ -74,30 +75,10 @@ def keras_weights():
     return weights
 
 
-def torch_gates(keras: torch.Tensor) -> torch.Tensor:
-    """Keras's gate blocks (z, r, h) along the last dim -> PyTorch's rows (r, z, n)."""
-    z, r, h = keras.split(H, dim=-1)
-    return torch.cat([r, z, h], dim=-1).T if keras.dim() == 2 else torch.cat([r, z, h])
-
-
-def ours_from_keras(weights):
+def keras_to_ours(weights):
     """Our parameter name -> its value, and our name -> the Keras variable it is part of."""
-    ours, variable = {}, {}
-    for encoder, (keras, _) in ENCODERS.items():
-        for layer, direction in (("forward_layers", "forward"), ("backward_layers", "backward")):
-            prefix, name = f"{encoder}.{layer}.0.", f"{keras}/{direction}"
-            bias = weights[f"{name}/bias"]
-            for suffix, value, source in (("weight_ih_l0", torch_gates(weights[f"{name}/kernel"]), "kernel"),
-                                          ("weight_hh_l0", torch_gates(weights[f"{name}/recurrent_kernel"]),
-                                           "recurrent_kernel"),
-                                          ("bias_ih_l0", torch_gates(bias[:3 * H]), "bias"),
-                                          ("bias_hh_l0", torch_gates(bias[3 * H:]), "bias")):
-                ours[prefix + suffix], variable[prefix + suffix] = value, f"{name}/{source}"
-        variable[f"{encoder}.embedding.weight"] = EMBEDDINGS[encoder]
-    for head, keras in HEADS.items():
-        ours[f"{head}.weight"], variable[f"{head}.weight"] = weights[f"{keras}/kernel"].T, f"{keras}/kernel"
-        ours[f"{head}.bias"], variable[f"{head}.bias"] = weights[f"{keras}/bias"], f"{keras}/bias"
-    return ours, variable
+    encoders = {encoder: keras for encoder, (keras, _) in ENCODERS.items()}
+    return ours_from_keras(weights, encoders=encoders, heads=HEADS, embeddings=EMBEDDINGS, hidden=H)
 
 
 def dmr_model(overrides=()):
@@ -106,7 +87,7 @@ def dmr_model(overrides=()):
     factory = BackboneFactory(specs.backbone, embedding_matrix=values("embedding", (VOCAB, EMB)),
                               freeze_embeddings=not specs.embeddings["trainable"])
     model = build("model", specs.model, path="model", backbone_factory=factory, num_classes=2).double()
-    ours, variable = ours_from_keras(keras_weights())
+    ours, variable = keras_to_ours(keras_weights())
     with torch.no_grad():
         for name, p in model.named_parameters():
             if name in ours:
