@@ -128,12 +128,3 @@ class DAR(PhasedTraining, AuxiliaryPretraining, RNP):
         selection = self.select(batch)
         logits = self.predict(batch, selection.mask)
         return self.outputs(batch, selection, logits, auxiliary_logits=self.auxiliary_logits(batch, selection.mask))
-
-    def validation_step(self, batch, batch_idx):
-        super().validation_step(batch, batch_idx)
-        if self.pretraining:
-            self.auxiliary_validation_update(batch)
-
-    def on_validation_epoch_end(self):
-        super().on_validation_epoch_end()
-        self.auxiliary_validation_end()

@@ -267,13 +267,3 @@ class DMR(AuxiliaryPretraining, ClasswiseGame):
         """Validation/test ``loss``: the discriminator's CE on the factual rationale (the other terms are logged,
         not summed: the game's terms mix players that pull apart)."""
         return {name: 0.0 for name in self.losses.terms if name != "task"}
-
-    # --- validation of the teacher while it pre-trains --------------------------------------
-    def validation_step(self, batch, batch_idx):
-        super().validation_step(batch, batch_idx)
-        if self.pretraining:
-            self.auxiliary_validation_update(batch)
-
-    def on_validation_epoch_end(self):
-        super().on_validation_epoch_end()
-        self.auxiliary_validation_end()

@@ -141,7 +141,7 @@ class AuxiliaryPretraining:
     """Mixin: an auxiliary classifier trained alone on the full text, then frozen at its best validation state.
 
     The host model calls :meth:`init_auxiliary` in ``__init__`` and implements
-    :meth:`auxiliary_modules` and :meth:`auxiliary_logits`. For the first
+    :meth:`auxiliary_modules` and :meth:`auxiliary_logits` (the mixin scores it in the validation hooks). For the first
     ``auxiliary_epochs`` epochs (while :attr:`pretraining`) the host's pre-training phase trains it
     on the full text (loss: ``auxiliary_losses``, over :meth:`auxiliary_outputs`)
     and every validation epoch scores it on the full validation text
@@ -247,6 +247,16 @@ class AuxiliaryPretraining:
     def on_validation_epoch_start(self) -> None:
         super().on_validation_epoch_start()
         self._auxiliary_counts = None
+
+    def validation_step(self, batch: Batch, batch_idx: int):
+        result = super().validation_step(batch, batch_idx)
+        if self.pretraining:
+            self.auxiliary_validation_update(batch)
+        return result
+
+    def on_validation_epoch_end(self) -> None:
+        super().on_validation_epoch_end()
+        self.auxiliary_validation_end()
 
     def auxiliary_validation_update(self, batch: Batch) -> None:
         with torch.no_grad():
