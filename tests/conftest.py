@@ -75,7 +75,6 @@ LONG_FIRST = (
     "tests/cluster/test_fault_injection.py",
     "tests/models/test_rnp_learns.py",
     "tests/hardkuma/test_hardkuma_learns.py",
-    "tests/family/test_nir_learns.py",
     "tests/cluster/test_ddp_cli.py",
     "tests/cluster/test_launcher.py",
     "tests/benchmark/test_benchmark_suite.py",
