@@ -7,9 +7,10 @@ learning rate and loss weights for this scale (not its reference defaults)
 and a number of epochs within which it must learn: the test scores the test
 split after each epoch and stops at the first epoch that reaches both
 minimums (tests/learning_stop.py; the scoring leaves training unchanged), and
-fails if the last epoch has not. Batches of 32 rather than 16: on one CPU thread a recurrent step
-costs nearly the same for either (its time goes in the per-word recurrence,
-not in the batch's width), so an epoch costs about 60 % as much.
+fails if the last epoch has not. Batches of 32 rather than 16: on one CPU
+thread a recurrent step costs nearly the same for either (its time goes in the
+per-word recurrence, not in the batch's width), so an epoch costs about 60 %
+as much.
 The models otherwise keep their reference arithmetic, except for ``FAST``:
 three of our named options (deterministic evaluation, pooling the kept
 words, the rate over real words) without which, at this scale, a sampled
