@@ -86,9 +86,10 @@ DAR_LAYOUT = ["model.auxiliary_mode=eval", "model.layer_norm=none", "model.encod
 # 0.008 for 8 epochs no seed collapsed. Here, in batches of 32: at lr 0.016 seed 4 had barely begun after 6
 # epochs (0.75/0.15; 0.84/0.27 after 8); at lr 0.024 no seed of five collapsed and all learn within 6.
 
-# model -> (overrides, epochs, minimum test accuracy, minimum test highlight F1); steps = 22 x epochs
-# (two optimiser steps per batch for MCD/MRD). Observed: accuracy and F1 ranges over seeds 0-4, this machine,
-# torch 2.13 CPU.
+# model -> (overrides, epochs, minimum test accuracy, minimum test highlight F1); epochs is the most a seed may
+# train (it stops after the first epoch that reaches both minimums); steps = 22 x epochs (two optimiser steps per
+# batch for MCD/MRD). Observed: accuracy and F1 ranges over seeds 0-4 after all the epochs, this machine, torch
+# 2.13 CPU.
 CASES = {  # costliest first, so that under ``-n 2`` the last one to finish is a short one
     # observed: 0.909-1.000, 0.300-0.825; seed 2 after the 5th epoch was at 0.744/0.232 and after the 7th at
     # 0.854/0.366, so all 8 are needed
