@@ -133,7 +133,7 @@ CASES = {  # costliest first, so that under ``-n 2`` the last one to finish is a
     # on generator t's rationale; the rationale scored is the gold label's generator's (the reference's validate).
     "car": ([*FAST[1:], "model.lr=0.004"], 10, 0.65, 0.25),
 }
-SLOW = {"car"}  # minutes of CPU over the seeds: run with -m slow (scripts/test.sh runs them)
+SLOW = {"car"}  # about a minute of CPU over the seeds (each passes after 5-6 epochs): run with -m slow
 
 
 PARAMS = [pytest.param(name, seed, id=f"{name}-{seed}", marks=[pytest.mark.slow] if name in SLOW else [])
