@@ -68,7 +68,7 @@ def _plots_only_where_checked(request, monkeypatch):
 # The files that take the most CPU, costliest first. They run first, so that with ``-n 2`` the last test to
 # finish is a short one rather than a minute-long training that one worker runs while the other waits
 # (with the work-stealing schedule set below: the first worker's queue starts with them).
-# Whole files move (their order inside is kept), so a module-scoped fixture is still set up once per worker.
+# Whole files move (their order inside is kept), so a module-scoped fixture is still set up once.
 LONG_FIRST = (
     "tests/family/test_family_learns.py",
     "tests/models/test_grat_learns.py",
@@ -95,16 +95,24 @@ def pytest_configure(config):
         config.option.dist = "worksteal"
 
 
-def _rank(item) -> int:
-    """The tests marked slow first (scripts/test.sh runs them with the rest), then the files of ``LONG_FIRST``."""
-    if "slow" in item.keywords:
+def _file(item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def _rank(item, slow_files: set[str]) -> int:
+    """The files holding tests marked slow first (scripts/test.sh runs them with the rest), then the files of
+    ``LONG_FIRST``. A slow test's whole file moves with it: moved alone, it left its file's module-scoped
+    fixture (the benchmark suite's killed-and-restarted benchmark, 30-45 s) to be built again on the other
+    worker for the rest of the file."""
+    path = _file(item)
+    if path in slow_files:
         return -1
-    path = item.nodeid.split("::", 1)[0]
     return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
 
 
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=_rank)  # stable: the other files keep their collection order
+    slow_files = {_file(item) for item in items if "slow" in item.keywords}
+    items.sort(key=lambda item: _rank(item, slow_files))  # stable: files and their tests keep their order
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU")

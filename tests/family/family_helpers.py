@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import lightning.pytorch as pl
 import torch
+from learning_stop import thresholds, train_until_learned
 
 from pyhighlights.components import selectors
 from pyhighlights.config.compose import compose_config
@@ -33,6 +34,17 @@ def trained_test_metrics(exp: Experiment, seed: int, epochs: int) -> dict[str, f
     fit = quiet_cpu_trainer(epochs)
     fit.fit(model, datamodule=datamodule)
     return fit.test(model, datamodule=datamodule, verbose=False)[0]
+
+
+def learned_test_scores(exp: Experiment, seed: int, max_epochs: int, min_accuracy: float,
+                        min_f1: float) -> list[dict[str, float]]:
+    """The test metrics after each epoch of ``exp``'s model trained from ``seed``, stopping after the first epoch
+    whose test accuracy and highlight F1 reach their minimums (or after ``max_epochs``); the last entry is the
+    score a learning test asserts."""
+    pl.seed_everything(seed, verbose=False)
+    model = exp.model()
+    datamodule = exp.datamodule(seed)
+    return train_until_learned(model, datamodule, max_epochs, thresholds(min_accuracy, min_f1))
 
 
 def trainer(max_epochs: int = 1, **kwargs) -> pl.Trainer:
