@@ -44,66 +44,86 @@ def applies(rnn: nn.Module, inputs: torch.Tensor) -> bool:
     return layer and batch and gradient
 
 
-def gru_direction(rnn: nn.GRU, inputs: torch.Tensor) -> torch.Tensor:
-    """The states ``rnn(inputs)[0]`` [B, T, H] of a batch-first ``inputs`` [B, T, I], as one autograd node."""
-    return _GRUDirection.apply(inputs, rnn.weight_ih_l0, rnn.weight_hh_l0, rnn.bias_ih_l0, rnn.bias_hh_l0)
+def gru_direction(rnn: nn.GRU, inputs: torch.Tensor, reverse: bool = False) -> torch.Tensor:
+    """The states ``rnn(inputs)[0]`` [B, T, H] of a batch-first ``inputs`` [B, T, I], as one autograd node;
+    ``reverse``: read from the last position to the first (``rnn`` over the time-flipped input, flipped back)."""
+    return _GRUDirection.apply(inputs, rnn.weight_ih_l0, rnn.weight_hh_l0, rnn.bias_ih_l0, rnn.bias_hh_l0, reverse)
 
 
 class _GRUDirection(torch.autograd.Function):
+    # Layout: every per-step quantity is feature-major, [features, B], so each gate is a contiguous block of
+    # rows (W_h h_{t-1} computed as W_h @ h^T gives the three gates as three contiguous [H, B] blocks);
+    # elementwise kernels on contiguous blocks run several times faster than on the strided column slices a
+    # [B, 3H] layout gives. ``states[k]`` holds h at time k - 1 (reading forward) or k (reverse), the
+    # initial zero state at the other end.
+
     @staticmethod
-    def forward(ctx, inputs, w_ih, w_hh, b_ih, b_hh):
+    def forward(ctx, inputs, w_ih, w_hh, b_ih, b_hh, reverse):
         batch, steps, _ = inputs.shape
         size = w_hh.shape[1]
-        # time-major, so that each step's slice and the shifted "previous state" view are contiguous
-        x = inputs.transpose(0, 1).contiguous()
-        # all input projections in one product; the gates are then written over them in place:
-        # gates[t] = (r_t, z_t, n_t) after the loop
-        # (product, then the bias added: nn.GRU's rounding, whose time-major input is not contiguous)
-        gates = torch.mm(x.view(steps * batch, -1), w_ih.t()).add_(b_ih).view(steps, batch, 3 * size)
-        # states[0] is the initial state (zero), states[t + 1] = h_t
-        states = x.new_zeros(steps + 1, batch, size)
-        hidden_n = x.new_empty(steps, batch, size)  # W_hn h_{t-1} + b_hn, for the backward
-        hidden = x.new_empty(batch, 3 * size)
-        w_hh_t = w_hh.t()
-        for t in range(steps):
-            torch.addmm(b_hh, states[t], w_hh_t, out=hidden)
-            gates[t, :, :2 * size].add_(hidden[:, :2 * size])
-            # r and z apart: a vectorised kernel rounds a row's tail elements differently, so one sigmoid over
-            # both would not reproduce nn.GRU's rounding
-            r, z = gates[t, :, :size].sigmoid_(), gates[t, :, size:2 * size].sigmoid_()
-            hidden_n[t].copy_(hidden[:, 2 * size:])
-            # product then sum, as nn.GRU (a fused addcmul rounds once less)
-            n = gates[t, :, 2 * size:].add_(hidden[:, 2 * size:].mul_(r)).tanh_()
-            # nn.GRU's order: (h - n) * z + n
-            torch.sub(states[t], n, out=states[t + 1]).mul_(z).add_(n)
-        ctx.save_for_backward(x, w_ih, w_hh, gates, hidden_n, states)
-        return states[1:].transpose(0, 1)
+        gates = inputs.new_empty(steps, 3 * size, batch)  # r_t, z_t, n_t
+        hidden_n = inputs.new_empty(steps, size, batch)  # W_hn h_{t-1} + b_hn, for the backward
+        states = inputs.new_empty(steps + 1, size, batch)
+        hidden = inputs.new_empty(3 * size, batch)
+        product = inputs.new_empty(size, batch)
+        b_ih, b_hh = b_ih.unsqueeze(1), b_hh.unsqueeze(1)
+        times, read, write = _order(steps, reverse)
+        states[read(times[0])].zero_()
+        for t in times:
+            h, g = states[read(t)], gates[t]
+            torch.addmm(b_ih, w_ih, inputs[:, t].t(), out=g)
+            torch.addmm(b_hh, w_hh, h, out=hidden)
+            g[:2 * size].add_(hidden[:2 * size]).sigmoid_()  # r and z
+            r, z, n = g[:size], g[size:2 * size], g[2 * size:]
+            hidden_n[t].copy_(hidden[2 * size:])
+            n.add_(torch.mul(hidden[2 * size:], r, out=product)).tanh_()
+            torch.lerp(n, h, z, out=states[write(t)])  # n + z (h - n)
+        ctx.reverse = reverse
+        ctx.save_for_backward(inputs, w_ih, w_hh, gates, hidden_n, states)
+        return (states[:-1] if reverse else states[1:]).permute(2, 0, 1)
 
     @staticmethod
     def backward(ctx, grad_states):
-        x, w_ih, w_hh, gates, hidden_n, states = ctx.saved_tensors
-        steps, batch, size = hidden_n.shape
-        r, z, n = gates[..., :size], gates[..., size:2 * size], gates[..., 2 * size:]
-        previous = states[:-1]
-        # factors of ∂h_t in the gate gradients, for all steps at once
-        tanh_factor = (1 - z) * (1 - n * n)
-        factors = torch.cat([tanh_factor * hidden_n * r * (1 - r), (previous - n) * z * (1 - z),
-                             tanh_factor * r], dim=-1).view(steps, batch, 3, size)
-        # total gradient at h_t, starting from the gradient of the outputs
-        grad_h = grad_states.transpose(0, 1).contiguous()
-        grad_hidden = torch.empty_like(factors)  # ∂g^h_t, [T, B, 3, H]
-        for t in range(steps - 1, -1, -1):
-            torch.mul(grad_h[t].unsqueeze(1), factors[t], out=grad_hidden[t])
-            if t:
-                grad_h[t - 1].addcmul_(grad_h[t], z[t]).addmm_(grad_hidden[t].view(batch, 3 * size), w_hh)
-        grad_hidden = grad_hidden.view(steps * batch, 3 * size)
-        # the input gates' gradient equals the hidden gates' for r and z; for n it is ∂a_n
-        grad_gates = grad_hidden.clone()
-        grad_gates[:, 2 * size:] = (grad_h * tanh_factor).view(steps * batch, size)
-        flat_x = x.view(steps * batch, -1)
-        grad_inputs = (grad_gates @ w_ih).view(steps, batch, -1).transpose(0, 1) if ctx.needs_input_grad[0] else None
-        grad_w_ih = grad_gates.t() @ flat_x if ctx.needs_input_grad[1] else None
-        grad_w_hh = grad_hidden.t() @ previous.reshape(steps * batch, size) if ctx.needs_input_grad[2] else None
-        grad_b_ih = grad_gates.sum(0) if ctx.needs_input_grad[3] else None
-        grad_b_hh = grad_hidden.sum(0) if ctx.needs_input_grad[4] else None
-        return grad_inputs, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh
+        inputs, w_ih, w_hh, gates, hidden_n, states = ctx.saved_tensors
+        steps, size, batch = hidden_n.shape
+        times, read, write = _order(steps, ctx.reverse)
+        # the total gradient reaching each state, starting from the outputs'; accumulated in place
+        grad_h = inputs.new_zeros(steps + 1, size, batch)
+        (grad_h[:-1] if ctx.reverse else grad_h[1:]).copy_(grad_states.permute(1, 2, 0))
+        grad_x = inputs.new_empty(steps, batch, inputs.shape[2])
+        grad_w_ih, grad_w_hh = torch.zeros_like(w_ih), torch.zeros_like(w_hh)
+        grad_b_ih, grad_b_hh = w_ih.new_zeros(3 * size), w_hh.new_zeros(3 * size)
+        grad_hidden = inputs.new_empty(3 * size, batch)  # at W_h h_{t-1} + b_h: (∂a_r, ∂a_z, ∂a_n ⊙ r)
+        grad_input = inputs.new_empty(3 * size, batch)  # at W_i x_t + b_i: (∂a_r, ∂a_z, ∂a_n)
+        first, second = inputs.new_empty(size, batch), inputs.new_empty(size, batch)
+        ones = inputs.new_ones(size, batch)
+        ones_batch = inputs.new_ones(batch)
+        for t in reversed(times):
+            dh, h, g = grad_h[write(t)], states[read(t)], gates[t]
+            r, z, n = g[:size], g[size:2 * size], g[2 * size:]
+            d_r, d_z, d_n = grad_input[:size], grad_input[size:2 * size], grad_input[2 * size:]
+            # ∂a_n = ∂h (1 - z) (1 - n²)
+            torch.mul(torch.addcmul(dh, dh, z, value=-1, out=first),
+                      torch.addcmul(ones, n, n, value=-1, out=second), out=d_n)
+            torch.mul(d_n, r, out=grad_hidden[2 * size:])
+            # ∂a_r = ∂a_n (W_hn h + b_hn) r (1 - r)
+            torch.mul(torch.mul(d_n, hidden_n[t], out=first), torch.addcmul(r, r, r, value=-1, out=second), out=d_r)
+            # ∂a_z = ∂h (h - n) z (1 - z)
+            torch.sub(h, n, out=first).mul_(torch.addcmul(z, z, z, value=-1, out=second))
+            torch.mul(first, dh, out=d_z)
+            grad_hidden[:2 * size].copy_(grad_input[:2 * size])
+            # ∂h_{t-1} += ∂h z + W_hᵀ ∂g^h
+            grad_h[read(t)].addcmul_(dh, z).addmm_(w_hh.t(), grad_hidden)
+            grad_w_hh.addmm_(grad_hidden, h.t())
+            grad_w_ih.addmm_(grad_input, inputs[:, t])
+            grad_b_hh.addmv_(grad_hidden, ones_batch)
+            grad_b_ih.addmv_(grad_input, ones_batch)
+            torch.mm(grad_input.t(), w_ih, out=grad_x[t])
+        return grad_x.transpose(0, 1), grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, None
+
+
+def _order(steps: int, reverse: bool):
+    """The times in reading order, and where the state read and the state written at time t sit in ``states``."""
+    if reverse:
+        return range(steps - 1, -1, -1), (lambda t: t + 1), (lambda t: t)
+    return range(steps), (lambda t: t), (lambda t: t + 1)
