@@ -19,6 +19,12 @@ full-size zero tensor, so the backward is quadratic in the length (measured
 about 20x slower than the padded kernel at length 180, batch 256). Length
 bucketing keeps the padded tail short, so the padded kernel plus per-length
 reversal is both exact and fast.
+
+``kernel="fused"``: a GRU pass that needs a gradient, on CPU, runs as one
+autograd node per direction and layer (:mod:`.fused_gru`: nn.GRU's equations,
+its forward to float rounding, a hand-written backward); the padded backward
+direction reads from the end itself instead of flipping its input and output.
+Passes without a gradient (evaluation, the guider's re-read) keep ``nn.GRU``.
 """
 from __future__ import annotations
 
@@ -43,7 +49,7 @@ class RecurrentConfig(Configuration):
                             description="within_length: each document read within its own length, padding states "
                                         "zero; padded: nn.GRU over the whole padded tensor (the reference code); "
                                         "model.recurrence, when set, takes precedence")
-    kernel: str = Param("torch", pattern="^(torch|fused)$",
+    kernel: str = Param("fused", pattern="^(torch|fused)$",
                         description="GRU passes that need a gradient, on CPU: torch: nn.GRU's own kernel; fused: "
                                     "the same equations as one autograd node per direction and layer, fewer and "
                                     "larger kernels (same forward to float rounding, faster training); passes "
@@ -87,7 +93,7 @@ class RecurrentBackbone(Backbone):
     def __init__(self, *, embedding_matrix: torch.Tensor, freeze_embeddings: bool = True, cell: str = "gru",
                  hidden_size: int = 200, num_layers: int = 1, bidirectional: bool = True, dropout: float = 0.2,
                  layer_norm: bool = False, recurrence: str = "within_length", extra_inputs: int = 0,
-                 extra_on_padding: bool = False, output_dropout: bool = True, kernel: str = "torch"):
+                 extra_on_padding: bool = False, output_dropout: bool = True, kernel: str = "fused"):
         super().__init__()
         if recurrence not in RECURRENCES:
             raise ValueError(f"backbone.recurrence: expected one of {RECURRENCES}, got {recurrence!r}")
