@@ -90,7 +90,8 @@ class _GRUDirection(torch.autograd.Function):
         # the total gradient reaching each state, starting from the outputs'; accumulated in place
         grad_h = inputs.new_zeros(steps + 1, size, batch)
         (grad_h[:-1] if ctx.reverse else grad_h[1:]).copy_(grad_states.permute(1, 2, 0))
-        grad_x = inputs.new_empty(steps, batch, inputs.shape[2])
+        # frozen embeddings: no gradient for the input, and one product per step fewer
+        grad_x = inputs.new_empty(steps, batch, inputs.shape[2]) if ctx.needs_input_grad[0] else None
         grad_w_ih, grad_w_hh = torch.zeros_like(w_ih), torch.zeros_like(w_hh)
         grad_b_ih, grad_b_hh = w_ih.new_zeros(3 * size), w_hh.new_zeros(3 * size)
         grad_hidden = inputs.new_empty(3 * size, batch)  # at W_h h_{t-1} + b_h: (∂a_r, ∂a_z, ∂a_n ⊙ r)
@@ -118,8 +119,9 @@ class _GRUDirection(torch.autograd.Function):
             grad_w_ih.addmm_(grad_input, inputs[:, t])
             grad_b_hh.addmv_(grad_hidden, ones_batch)
             grad_b_ih.addmv_(grad_input, ones_batch)
-            torch.mm(grad_input.t(), w_ih, out=grad_x[t])
-        return grad_x.transpose(0, 1), grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, None
+            if grad_x is not None:
+                torch.mm(grad_input.t(), w_ih, out=grad_x[t])
+        return None if grad_x is None else grad_x.transpose(0, 1), grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, None
 
 
 def _order(steps: int, reverse: bool):
