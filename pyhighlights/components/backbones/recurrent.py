@@ -49,7 +49,7 @@ class RecurrentConfig(Configuration):
                             description="within_length: each document read within its own length, padding states "
                                         "zero; padded: nn.GRU over the whole padded tensor (the reference code); "
                                         "model.recurrence, when set, takes precedence")
-    kernel: str = Param("fused", pattern="^(torch|fused)$",
+    kernel: str = Param("torch", pattern="^(torch|fused)$",
                         description="GRU passes that need a gradient, on CPU: torch: nn.GRU's own kernel; fused: "
                                     "the same equations as one autograd node per direction and layer, fewer and "
                                     "larger kernels (same forward to float rounding, faster training); passes "
@@ -93,7 +93,7 @@ class RecurrentBackbone(Backbone):
     def __init__(self, *, embedding_matrix: torch.Tensor, freeze_embeddings: bool = True, cell: str = "gru",
                  hidden_size: int = 200, num_layers: int = 1, bidirectional: bool = True, dropout: float = 0.2,
                  layer_norm: bool = False, recurrence: str = "within_length", extra_inputs: int = 0,
-                 extra_on_padding: bool = False, output_dropout: bool = True, kernel: str = "fused"):
+                 extra_on_padding: bool = False, output_dropout: bool = True, kernel: str = "torch"):
         super().__init__()
         if recurrence not in RECURRENCES:
             raise ValueError(f"backbone.recurrence: expected one of {RECURRENCES}, got {recurrence!r}")
