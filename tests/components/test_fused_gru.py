@@ -103,3 +103,13 @@ def test_gradient_with_respect_to_the_embedding_output():
 def test_unknown_kernel_is_refused():
     with pytest.raises(ValueError, match="backbone.kernel"):
         RecurrentBackbone(embedding_matrix=torch.randn(5, 2), hidden_size=4, kernel="cuda")
+
+
+def test_frozen_weights_get_no_gradient_and_the_input_still_does():
+    x, _ = padded_inputs()
+    rnn = nn.GRU(6, 5, batch_first=True).double().requires_grad_(False)
+    upstream = torch.randn(4, 30, 5, dtype=torch.float64)
+    got = torch.autograd.grad(gru_direction(rnn, x, reverse=True), x, upstream)[0]
+    want = torch.autograd.grad(rnn(x.flip(1))[0].flip(1), x, upstream)[0]
+    torch.testing.assert_close(got, want, rtol=0, atol=1e-10)
+    assert all(p.grad is None for p in rnn.parameters())

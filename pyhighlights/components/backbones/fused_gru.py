@@ -92,6 +92,9 @@ class _GRUDirection(torch.autograd.Function):
         (grad_h[:-1] if ctx.reverse else grad_h[1:]).copy_(grad_states.permute(1, 2, 0))
         # frozen embeddings: no gradient for the input, and one product per step fewer
         grad_x = inputs.new_empty(steps, batch, inputs.shape[2]) if ctx.needs_input_grad[0] else None
+        # frozen weights (integrated gradients differentiates the input only): no weight gradients, two
+        # products per step fewer
+        weights = any(ctx.needs_input_grad[1:5])
         grad_w_ih, grad_w_hh = torch.zeros_like(w_ih), torch.zeros_like(w_hh)
         grad_b_ih, grad_b_hh = w_ih.new_zeros(3 * size), w_hh.new_zeros(3 * size)
         grad_hidden = inputs.new_empty(3 * size, batch)  # at W_h h_{t-1} + b_h: (∂a_r, ∂a_z, ∂a_n ⊙ r)
@@ -115,13 +118,15 @@ class _GRUDirection(torch.autograd.Function):
             grad_hidden[:2 * size].copy_(grad_input[:2 * size])
             # ∂h_{t-1} += ∂h z + W_hᵀ ∂g^h
             grad_h[read(t)].addcmul_(dh, z).addmm_(w_hh.t(), grad_hidden)
-            grad_w_hh.addmm_(grad_hidden, h.t())
-            grad_w_ih.addmm_(grad_input, inputs[:, t])
-            grad_b_hh.addmv_(grad_hidden, ones_batch)
-            grad_b_ih.addmv_(grad_input, ones_batch)
+            if weights:
+                grad_w_hh.addmm_(grad_hidden, h.t())
+                grad_w_ih.addmm_(grad_input, inputs[:, t])
+                grad_b_hh.addmv_(grad_hidden, ones_batch)
+                grad_b_ih.addmv_(grad_input, ones_batch)
             if grad_x is not None:
                 torch.mm(grad_input.t(), w_ih, out=grad_x[t])
-        return None if grad_x is None else grad_x.transpose(0, 1), grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, None
+        grads = (grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh) if weights else (None,) * 4
+        return None if grad_x is None else grad_x.transpose(0, 1), *grads, None
 
 
 def _order(steps: int, reverse: bool):
