@@ -1,7 +1,7 @@
-"""One GRU direction's training pass as a single autograd node: PyTorch's GRU equations, fewer and larger kernels.
+"""One GRU direction's training pass as a single autograd node: PyTorch's GRU equations, fewer and faster kernels.
 
 The equations are those of ``torch.nn.GRU`` (gate order r, z, n; the recurrent bias of n inside the reset
-product), for one direction over a time-major batch, initial state zero:
+product), for one direction over a batch-first batch, initial state zero:
 
     r_t = σ(W_ir x_t + b_ir + W_hr h_{t-1} + b_hr)
     z_t = σ(W_iz x_t + b_iz + W_hz h_{t-1} + b_hz)
@@ -9,22 +9,27 @@ product), for one direction over a time-major batch, initial state zero:
     h_t = (h_{t-1} - n_t) ⊙ z_t + n_t                      (= (1 - z_t) ⊙ n_t + z_t ⊙ h_{t-1})
 
 Why: on CPU, ``nn.GRU``'s training pass runs each time step as a dozen small operators, each an autograd
-node; its backward is then T small weight-gradient products and many small elementwise kernels. Here the
-forward computes every input projection in one matrix product, then per step one product (W_h h) and five
-elementwise kernels, in the order PyTorch's CPU cell uses (so the forward's rounding is PyTorch's). The
-backward is the GRU's gradient written out (Cho et al., 2014, for the cell; backpropagation through time):
-with ∂h_t the total gradient reaching h_t,
+node, on column slices of a [B, 3H] gate tensor (strided, so its elementwise kernels run several times
+slower than on contiguous blocks). Here every per-step quantity is feature-major, [features, B]: the
+products are computed as W @ hᵀ, each gate is a contiguous [H, B] block, and a forward step is two products
+(the input's and the state's) and seven elementwise kernels. The backward is the GRU's gradient written out
+(Cho et al., 2014, for the cell; backpropagation through time): with ∂h_t the total gradient reaching h_t,
 
     ∂a_n = ∂h_t ⊙ (1 - z_t) ⊙ (1 - n_t²)                  (a_n: the argument of tanh)
     ∂a_z = ∂h_t ⊙ (h_{t-1} - n_t) ⊙ z_t (1 - z_t)
     ∂a_r = ∂a_n ⊙ (W_hn h_{t-1} + b_hn) ⊙ r_t (1 - r_t)
     ∂g^h_t = (∂a_r, ∂a_z, ∂a_n ⊙ r_t)                      (the gradient at W_h h_{t-1} + b_h)
-    ∂h_{t-1} += ∂h_t ⊙ z_t + ∂g^h_t W_h
+    ∂g^i_t = (∂a_r, ∂a_z, ∂a_n)                            (the gradient at W_i x_t + b_i)
+    ∂h_{t-1} += ∂h_t ⊙ z_t + W_hᵀ ∂g^h_t
 
-The factors that do not depend on ∂h_t are computed for all steps at once before the reverse loop, so a
-step costs one product and two elementwise kernels; the weight, bias and input gradients are each one
-product over all steps after it. Only the backward's summation order differs from autograd's (float
-rounding). The caller keeps ``nn.GRU`` for passes without gradients, where PyTorch's own C++ loop is fast.
+and each step adds its share of the weight and bias gradients (∂g^h_t h_{t-1}ᵀ, ∂g^i_t x_tᵀ) and computes
+its input gradient (W_iᵀ ∂g^i_t) while its operands are in cache; one product per step over all steps
+measured no faster here, and would hold [T, B, 3H] gradients. Gradients nobody asked for (frozen
+embeddings, frozen weights) are not computed.
+
+Float rounding differs from ``nn.GRU``'s: the products are transposed (W @ xᵀ), the update
+n + z (h - n) is one ``torch.lerp``, one sigmoid covers r and z, and the backward associates and sums in
+its own order. The caller keeps ``nn.GRU`` for passes without gradients, whose C++ loop builds no graph.
 """
 from __future__ import annotations
 
