@@ -37,6 +37,9 @@ from the recurrence's per-step gates; the whole explain.py command 162.6 s
 The two batched paths run within :func:`~pyhighlights.explain.heap.heap_kept`,
 as explain.py runs them; the first path runs as the first explain.py did.
 
+``--kernel torch|fused`` sets the recurrent backbones' GRU kernel (``backbone.kernel``), which the
+captum paths differentiate through; the GRU shortcut has its own recurrence and does not use it.
+
 ``--no-robustness`` times the attribution and the plausibility/faithfulness
 scoring alone. Everything runs in this one process; CPU seconds are printed
 beside wall seconds, since on a shared machine they depend much less on the
@@ -118,6 +121,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16, help="documents per batch when batched (default 16)")
     parser.add_argument("--no-robustness", action="store_true", help="skip infidelity and sensitivity")
     parser.add_argument("--skip-first", action="store_true", help="leave out the slow one-document path")
+    parser.add_argument("--kernel", choices=("torch", "fused"), help="the recurrent backbones' GRU kernel for "
+                                                                     "the captum paths (default: the run's)")
     parser.add_argument("--floor", action="store_true", help="print the recurrence's matrix-product floor for the "
                                                               "whole test split and stop")
     args = parser.parse_args()
@@ -131,13 +136,20 @@ def main() -> None:
     model = run.load_model(checkpoint).eval()
     for p in model.parameters():
         p.requires_grad_(False)
+    if args.kernel:
+        from pyhighlights.components.backbones.recurrent import RecurrentBackbone
+
+        for module in model.modules():
+            if isinstance(module, RecurrentBackbone):
+                module.kernel = args.kernel
     samples = (0, 0) if args.no_robustness else (10, 3)
     robustness = {"infidelity_samples": samples[0], "infidelity_drop": 0.25, "sensitivity_samples": samples[1],
                   "sensitivity_radius": 0.02}
     captum = make_method("integrated_gradients", model, {"recurrent_shortcut": False})
     shortcut = make_method("integrated_gradients", model, {})
     print(f"{run.model_name} run {run.path} (seed {seed}), integrated_gradients, {len(ids)} test documents, "
-          f"{torch.get_num_threads()} thread(s), robustness metrics {'off' if args.no_robustness else 'on'}")
+          f"{torch.get_num_threads()} thread(s), robustness metrics {'off' if args.no_robustness else 'on'}, "
+          f"GRU kernel {args.kernel or 'as trained'}")
 
     if args.floor:
         gemm_floor(model, run.loader(run.corpus(), "test", model, args.batch_size))

@@ -38,6 +38,8 @@ PHASES = ("guider-only epoch", "joint epoch", "evaluation")
 
 def experiment(args, *extra: str, batch_size: int | None = None) -> Experiment:
     dims = ["embeddings.dim=100", "backbone.hidden_size=200"] if not args.tiny else ["backbone.hidden_size=16"]
+    if getattr(args, "kernel", None):
+        dims.append(f"backbone.kernel={args.kernel}")
     cfg = compose_config(["model=grat", "model.pretrain_epochs=1",
                           f"trainer.batch_size={batch_size or args.batch_size}",
                           "dataset.max_length=256", "trainer.progress_bar=false", *dims, *extra])
@@ -107,7 +109,8 @@ def plain(exp: Experiment, batches) -> dict[str, float]:
 
 def peak_child(args, side: str) -> float:
     """Peak-RSS growth (MB) of ``side`` over one step of each phase, in a fresh process."""
-    command = [sys.executable, __file__, "--memory-child", side, "--batch-size", str(args.batch_size)]
+    command = [sys.executable, __file__, "--memory-child", side, "--batch-size", str(args.batch_size),
+               *(["--kernel", args.kernel] if args.kernel else [])]
     output = subprocess.run(command + (["--tiny"] if args.tiny else []), capture_output=True, text=True, check=True)
     return json.loads(output.stdout.strip().splitlines()[-1])["peak_growth_mb"]
 
@@ -154,6 +157,8 @@ def main() -> None:
     parser.add_argument("--tiny", action="store_true", help="smoke run: hidden 16, the corpus's own vectors")
     parser.add_argument("--ddp", action="store_true", help="also two gloo processes against one")
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--kernel", choices=("torch", "fused"), help="our recurrent backbones' GRU kernel "
+                                                                     "(backbone.kernel; default: the registered one)")
     parser.add_argument("--memory-child", choices=("plain", "ours", "ours-packed"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
@@ -163,7 +168,8 @@ def main() -> None:
     batches, packed_batches = batches_of(reference, args.batches), batches_of(packed, args.batches)
     samples = sum(b.size for b in batches)
     width = lambda bs: sum(b.input_ids.shape[1] for b in bs) / len(bs)  # noqa: E731
-    print(f"{len(batches)} batches of {args.batch_size} ({samples} samples), threads {torch.get_num_threads()}, "
+    print(f"{len(batches)} batches of {args.batch_size} ({samples} samples), GRU kernel "
+          f"{reference.specs.backbone.get('kernel', 'torch')}, threads {torch.get_num_threads()}, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; mean padded width: reference layout "
           f"{width(batches):.0f}, packed {width(packed_batches):.0f}")
     plain(reference, batches[:1])  # warm-up of both sides' kernels

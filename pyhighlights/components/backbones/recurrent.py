@@ -19,12 +19,19 @@ full-size zero tensor, so the backward is quadratic in the length (measured
 about 20x slower than the padded kernel at length 180, batch 256). Length
 bucketing keeps the padded tail short, so the padded kernel plus per-length
 reversal is both exact and fast.
+
+``kernel="fused"``: a GRU pass that needs a gradient, on CPU, runs as one
+autograd node per direction and layer (:mod:`.fused_gru`: nn.GRU's equations,
+its forward to float rounding, a hand-written backward); the padded backward
+direction reads from the end itself instead of flipping its input and output.
+Passes without a gradient (evaluation, the guider's re-read) keep ``nn.GRU``.
 """
 from __future__ import annotations
 
 import torch
 from torch import nn
 
+from pyhighlights.components.backbones import fused_gru
 from pyhighlights.components.backbones.base import Backbone
 from pyhighlights.registry import Configuration, Param, Real
 
@@ -42,6 +49,11 @@ class RecurrentConfig(Configuration):
                             description="within_length: each document read within its own length, padding states "
                                         "zero; padded: nn.GRU over the whole padded tensor (the reference code); "
                                         "model.recurrence, when set, takes precedence")
+    kernel: str = Param("torch", pattern="^(torch|fused)$",
+                        description="GRU passes that need a gradient, on CPU: torch: nn.GRU's own kernel; fused: "
+                                    "the same equations as one autograd node per direction and layer, fewer and "
+                                    "larger kernels (same forward to float rounding, faster training); passes "
+                                    "without a gradient, LSTMs and other devices always use nn.GRU's")
 
     @classmethod
     def default(cls):
@@ -65,6 +77,7 @@ def reverse_within_length(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tenso
 
 
 RECURRENCES = ("within_length", "padded")
+KERNELS = ("torch", "fused")
 
 
 def reverse_all(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -80,11 +93,14 @@ class RecurrentBackbone(Backbone):
     def __init__(self, *, embedding_matrix: torch.Tensor, freeze_embeddings: bool = True, cell: str = "gru",
                  hidden_size: int = 200, num_layers: int = 1, bidirectional: bool = True, dropout: float = 0.2,
                  layer_norm: bool = False, recurrence: str = "within_length", extra_inputs: int = 0,
-                 extra_on_padding: bool = False, output_dropout: bool = True):
+                 extra_on_padding: bool = False, output_dropout: bool = True, kernel: str = "torch"):
         super().__init__()
         if recurrence not in RECURRENCES:
             raise ValueError(f"backbone.recurrence: expected one of {RECURRENCES}, got {recurrence!r}")
+        if kernel not in KERNELS:
+            raise ValueError(f"backbone.kernel: expected one of {KERNELS}, got {kernel!r}")
         self.recurrence = recurrence
+        self.kernel = kernel
         self.embedding = nn.Embedding.from_pretrained(embedding_matrix.clone(), freeze=freeze_embeddings, padding_idx=0)
         rnn = nn.GRU if cell == "gru" else nn.LSTM
         directions = 2 if bidirectional else 1
@@ -126,9 +142,22 @@ class RecurrentBackbone(Backbone):
         for depth, forward_rnn in enumerate(self.forward_layers):
             if depth:
                 states = self.dropout(states)
-            ahead, _ = forward_rnn(states)
+            ahead = self._read(forward_rnn, states)
             if self.backward_layers is not None:
-                behind, _ = self.backward_layers[depth](reverse(states, lengths))
-                ahead = torch.cat([ahead, reverse(behind, lengths)], dim=-1)
+                backward_rnn = self.backward_layers[depth]
+                if padded and self._fused(backward_rnn, states):
+                    # read from the last padded position back, states in time order: reverse_all, the GRU,
+                    # reverse_all, without the two copies
+                    behind = fused_gru.gru_direction(backward_rnn, states, reverse=True)
+                else:
+                    behind = reverse(self._read(backward_rnn, reverse(states, lengths)), lengths)
+                ahead = torch.cat([ahead, behind], dim=-1)
             states = ahead if padded else ahead * real
         return self.norm(self.dropout(states) if self.output_dropout else states)
+
+    def _fused(self, rnn: nn.Module, inputs: torch.Tensor) -> bool:
+        return self.kernel == "fused" and fused_gru.applies(rnn, inputs)
+
+    def _read(self, rnn: nn.Module, inputs: torch.Tensor) -> torch.Tensor:
+        """The states of one direction over ``inputs`` [B, T, I], in reading order."""
+        return fused_gru.gru_direction(rnn, inputs) if self._fused(rnn, inputs) else rnn(inputs)[0]
