@@ -14,6 +14,7 @@ same kind of pool; evotorch and deap would add a dependency without removing any
 """
 from __future__ import annotations
 
+import copy
 import logging
 import math
 import re
@@ -83,7 +84,9 @@ _WORKER: dict = {}
 
 
 def _start_worker(model, train_batches, dev_batches, devices) -> None:
-    _WORKER.update(model=model, train=train_batches, dev=dev_batches, device=devices.get())
+    # torch.multiprocessing hands every worker the same shared-memory storage of the model's tensors: each
+    # worker needs its own copy, or one worker's candidate overwrites the weights another is training.
+    _WORKER.update(model=copy.deepcopy(model), train=train_batches, dev=dev_batches, device=devices.get())
 
 
 def _score_in_worker(task):
