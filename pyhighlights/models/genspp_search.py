@@ -6,7 +6,7 @@ in one thread, so a candidate scores the same in any worker and in this process.
 numpy generator whose state is saved with each generation. A search stopped anywhere and resumed from its latest
 ``generation-NNNN.pt`` therefore ends with the same population and scores as one that ran through.
 
-Parallelism: ``torch.multiprocessing`` (spawn) pool of ``model.search_workers`` processes, each given the model
+Parallelism: a ``torch.multiprocessing`` pool (forked on CPU, spawned for CUDA) of ``model.search_workers`` processes, each given the model
 and the batches once and a device of its own (one visible GPU per worker, round robin, when scoring on CUDA). A
 process pool, not an evolutionary library: the operators are a few lines (pyhighlights/components/genetic.py),
 while what costs time is training a predictor per candidate, which a library's evaluator would run through the
@@ -107,7 +107,9 @@ class Scorer:
         if workers > 1 or (workers == 1 and cuda):
             import torch.multiprocessing as mp
 
-            context = mp.get_context("spawn")
+            # fork on CPU (the workers inherit the imports: seconds, where spawn re-imports torch and Lightning
+            # in each); CUDA cannot be forked into.
+            context = mp.get_context("spawn" if cuda or "fork" not in mp.get_all_start_methods() else "fork")
             devices = context.Queue()
             count = torch.cuda.device_count() if cuda else 0
             for i in range(workers):

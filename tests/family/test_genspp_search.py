@@ -72,7 +72,7 @@ def test_killed_search_resumes_to_the_uninterrupted_result(family_tiny_dir, tmp_
                           torch.load(tmp_path / "through" / name, weights_only=True)), name
     # the model left behind is the best candidate: its selector and its predictor
     best = int(np.argmax(through["fitness"].numpy()))
-    assert np.array_equal(resumed_model.chromosome(), through["chromosomes"][best].numpy())
+    assert np.array_equal(resumed_model.chromosome(), through["chromosomes"][best].numpy().astype(np.float32))
     assert all(torch.equal(v, through_model.state_dict()[k]) for k, v in resumed_model.state_dict().items())
 
 
