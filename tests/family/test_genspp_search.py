@@ -1,5 +1,5 @@
-"""GenSPP's search: a search killed (SIGKILL) after generation 2, in a process scoring its candidates in two worker
-processes, and resumed here in this one process ends with the population and scores of one that ran through."""
+"""GenSPP's search: stopped after generation 2 (in this process, or by a SIGKILL of a process scoring its candidates
+in two worker processes) and resumed, it ends with the population and scores of a search that ran through."""
 from __future__ import annotations
 
 import os
@@ -47,6 +47,17 @@ def same_state(a, b) -> bool:
                                      for k in a["best_predictor"])
 
 
+def test_search_stopped_after_generation_2_resumes_to_the_uninterrupted_result(family_tiny_dir, tmp_path):
+    _, through = searched(family_tiny_dir, tmp_path / "through")
+    # stopped after generation 2, its candidates scored by two worker processes; resumed here, in this process
+    _, stopped = searched(family_tiny_dir, tmp_path / "stopped", "model.generations=2", "model.search_workers=2")
+    assert stopped["generation"] == 2 and not same_state(stopped, through)
+    _, resumed = searched(family_tiny_dir, tmp_path / "stopped")
+    assert same_state(resumed, through)
+    assert [h["best_fitness"] for h in resumed["history"]] == [h["best_fitness"] for h in through["history"]]
+
+
+@pytest.mark.slow  # a second Python process and two workers: a minute on a busy machine
 def test_killed_search_resumes_to_the_uninterrupted_result(family_tiny_dir, tmp_path):
     through_model, through = searched(family_tiny_dir, tmp_path / "through")
     assert through["generation"] == 5 and len(through["history"]) == 6
