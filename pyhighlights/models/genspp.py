@@ -18,7 +18,8 @@ couples, 50 children a generation), mutation probability 1, std 0.05 (0.10 on th
 decision threshold), half-elitism survival, stop at loss 0.01; each predictor trained 3 epochs by Adam at lr 1e-2
 on cross-entropy alone; the expected-loss limit 0.6 of its HateXplain setting (0.1 on its toy corpus); no dropout.
 The reference's encoders are unidirectional one-layer GRUs of 8 (toy) or 16 (HateXplain) units over fixed
-input vectors: ``backbone=`` here (``experiment=genspp_hatexplain`` sets the reference's HateXplain sizes).
+input vectors: ``encoder_hidden_size=16`` and ``encoder_bidirectional=false`` set a recurrent ``backbone=`` so
+(``experiment=genspp_hatexplain`` adds the reference's HateXplain inputs and search sizes).
 
 The chromosome is every parameter of the selector path (encoder, norm, selector) except embedding tables: those
 stay the one (seeded) initial table shared by every candidate, as the reference's fixed GloVe or one-hot inputs.
@@ -26,7 +27,7 @@ stay the one (seeded) initial table shared by every candidate, as the reference'
 After the search the run's model is the best candidate: its selector and the predictor trained while it was scored.
 Lightning's training then continues that predictor on the frozen selector's rationales for ``trainer.max_epochs``
 (the reference's ``evaluate.py`` fine-tunes the same way, 5 epochs by default), with the usual validation,
-checkpoint and test; ``trainer.max_epochs=0`` tests the searched model as it is.
+checkpoint and test (at least one epoch: the run's checkpoint is written by it).
 
 Departures, each ours: a candidate's fitness is read on the corpus's validation split (the reference draws its
 validation documents from the training documents it also trains on) and averaged over documents (the reference
@@ -46,7 +47,7 @@ from cinnamon.registry import RegistrationKey
 from torch import nn
 
 from pyhighlights.components.genetic import CROSSOVERS, SURVIVALS
-from pyhighlights.models.base import SELECTION_OUTPUTS
+from pyhighlights.models.base import SELECTION_OUTPUTS, with_encoder_settings
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, Real, registration_key as key
 
@@ -73,8 +74,12 @@ class GenSPPConfig(RNPConfig):
     search_accelerator: Literal["auto", "cpu", "cuda"] = Param(
         "auto", description="where candidates are scored: cuda = one visible GPU per worker, round robin; "
                             "auto = cuda when a GPU is visible")
+    encoder_hidden_size: int | None = Param(16, ge=1, description="recurrent encoders' state size (the "
+                                                                  "reference's HateXplain GRU: 16); null = backbone's")
+    encoder_bidirectional: bool | None = Param(False, description="recurrent encoders read both directions; the "
+                                                                  "reference's read left to right; null = backbone's")
     outputs = {"losses": SELECTION_OUTPUTS}
-    defaults = {"lr": 1e-2, "encoder_dropout": 0.0}
+    defaults = {"lr": 1e-2, "encoder_dropout": 0.0, "predictor": {"dropout": 0.0}}
 
 
 def _embedding_parameters(modules) -> set[int]:
@@ -98,7 +103,12 @@ class GenSPP(RNP):
     def __init__(self, *, population_size: int, generations: int, selection_rate: float, crossover: str,
                  survival: str, mutation_probability: float, mutation_std: float, threshold_mutation_std: float,
                  predictor_epochs: int, ce_limit: float, stop_loss: float, search_workers: int,
-                 search_accelerator: str, **common):
+                 search_accelerator: str, encoder_hidden_size: int | None, encoder_bidirectional: bool | None,
+                 **common):
+        # Small recurrent encoders, as the reference's: the chromosome is the selector encoder's weights. A
+        # transformer backbone has neither setting and keeps its own.
+        common["backbone_factory"] = with_encoder_settings(
+            common["backbone_factory"], hidden_size=encoder_hidden_size, bidirectional=encoder_bidirectional)
         super().__init__(**common)
         if crossover not in CROSSOVERS or survival not in SURVIVALS:
             raise ValueError(f"model.crossover/survival: expected one of {sorted(CROSSOVERS)} / {sorted(SURVIVALS)}")

@@ -18,7 +18,7 @@ from pyhighlights.models.genspp_search import latest_generation, search
 
 #: A search small enough for seconds: four candidates, a 4-unit GRU, one predictor epoch, five generations.
 SMALL = ("model.pad_to=null", "model.population_size=4", "model.generations=5", "model.predictor_epochs=1",
-         "backbone.hidden_size=4", "embeddings.dim=8", "trainer.batch_size=40", "model.ce_limit=5")
+         "model.encoder_hidden_size=4", "embeddings.dim=8", "trainer.batch_size=40", "model.ce_limit=5")
 
 RUN = """
 import sys
