@@ -114,11 +114,15 @@ def test_threshold_selector_keeps_a_word_at_logit_zero_and_never_padding():
     assert selection.keep_probability[0, 2].item() == pytest.approx(1 / (1 + np.exp(-0.7)))
 
 
+@pytest.fixture(scope="module")
+def tiny_experiment(family_tiny_dir):
+    return experiment(family_tiny_dir, "genspp", "model.pad_to=null")
+
+
 @pytest.fixture
-def model(family_tiny_dir):
-    exp = experiment(family_tiny_dir, "genspp", "model.pad_to=null")
+def model(tiny_experiment):
     pl.seed_everything(0)
-    return exp.model()
+    return tiny_experiment.model()
 
 
 def test_chromosome_is_the_selector_path_without_embeddings(model):
