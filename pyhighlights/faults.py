@@ -19,6 +19,7 @@ VARIABLE = "PYHIGHLIGHTS_FAULT_AT"
 #: The events, in the order a run meets them.
 EVENTS = {
     "claimed": "the run directory is claimed and its manifest written; nothing trained yet",
+    "search_generation": "a GenSPP search generation's checkpoint is in place; the next generation has not begun",
     "epoch_start": "an epoch begins (after the previous epoch's snapshot)",
     "train_batch": "before a training batch",
     "checkpoint_write": "the resume snapshot is written to its temporary file, not yet renamed into place",

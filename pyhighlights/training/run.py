@@ -196,6 +196,10 @@ class Experiment:
                 truncate_after(out_dir / "metrics.csv", rows)
             # Best checkpoints written after the snapshot are chosen again (or not) by the resumed run.
             remove_unreferenced_best(out_dir / "checkpoints", snapshot)
+        search = getattr(model, "search_before_fit", None)
+        if search is not None and resume_from is None:
+            # A model found by search (GenSPP) is searched first; the search resumes from its own files.
+            search(datamodule, out_dir / "search", seed, write=_global_zero())
         trainer = self.trainer(out_dir, model, **trainer_overrides)
         trainer.fit(model, datamodule=datamodule, ckpt_path=resume_from)
         checkpoint = trainer.checkpoint_callback

@@ -41,7 +41,8 @@ EXTRA = {"rnp": ["model.encoder_lr=1e-4"],  # also covers a separate learning ra
          # a transformer reads no extra inputs; one teacher epoch, one of the game
          "dmr": ["model.conditioning=states", "model.auxiliary_epochs=1", "trainer.max_epochs=2"],
          "evalx": ["model.pretrain_epochs=1", "trainer.max_epochs=2"],  # an evaluator epoch, a selector epoch
-         "car": ["model.conditioning=states", "model.pad_to=null"]}  # the transformer reads no extra word inputs
+         "car": ["model.conditioning=states", "model.pad_to=null"],  # the transformer reads no extra word inputs
+         "genspp": ["model.population_size=2", "model.generations=1"]}  # two founders, one generation of children
 
 
 # Models trained by a test of their own below, with what the hotel fixture lacks:
