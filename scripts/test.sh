@@ -10,11 +10,17 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Without PYTHON=, the README's virtual environment .venv, created and installed here when it is missing.
+# Without byte-compiling (--no-compile: Python compiles what it imports on first use; compiling all of torch's files
+# cost about 80 s of a fresh install). torch comes from pip, which finds the CPU build constraints.txt pins; the rest
+# from uv (PyPI's `uv`, which downloads in parallel: about 20 s against pip's 100 here), or from pip without it.
 if [ -z "${PYTHON:-}" ] && [ ! -x .venv/bin/python ]; then
     echo "scripts/test.sh: creating .venv and installing the project with its test dependencies (.[dev])" >&2
-    python3 -m venv .venv && .venv/bin/python -m pip install -q --upgrade pip &&
-        .venv/bin/python -m pip install -q -c constraints.txt -e ".[dev]" || {
+    python3 -m venv .venv && .venv/bin/python -m pip install -q --no-compile -c constraints.txt torch || {
         echo "scripts/test.sh: could not create .venv (see above)" >&2; exit 1; }
+    { .venv/bin/python -m pip install -q --no-compile uv &&
+      .venv/bin/python -m uv pip install -q --python .venv/bin/python -c constraints.txt -e ".[dev]"; } ||
+    .venv/bin/python -m pip install -q --no-compile -c constraints.txt -e ".[dev]" || {
+        echo "scripts/test.sh: could not install the project into .venv (see above)" >&2; exit 1; }
 fi
 PYTHON=${PYTHON:-.venv/bin/python}
 
