@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The test command of the README and of CI: installs what the browser tests need when it is missing, then runs
-# every test (the default set and the tests marked slow) in one pytest run of two worker processes with one
-# thread each (one run: neither worker waits at the end of one set for the other's last test).
+# the default set (every test not marked slow) in one pytest run of two worker processes with one thread each.
 #
-#   scripts/test.sh                  # every test (CI runs exactly this)
+#   scripts/test.sh                  # the default set (CI runs exactly this)
+#   scripts/test.sh --all            # every test: the default set and the slow ones, in one run
+#   scripts/test.sh -m slow          # the slow tests only
 #   scripts/test.sh tests/viewer -x  # extra arguments go to pytest
 #
 # PYTHON=/path/to/python picks another interpreter (default: .venv/bin/python, the README's virtual environment).
@@ -59,9 +60,15 @@ if ! have_browser; then
     fi
 fi
 
-# One CPU thread per process (README, "Threads"). `-m "slow or not slow"` replaces pyproject's `-m 'not slow'`;
-# an -m among the arguments comes later and wins. The 25 slowest tests are listed at the end: where the time goes.
-OMP_NUM_THREADS=1 "$PYTHON" -m pytest -q -n 2 --durations=25 -m "slow or not slow" "$@"
+# One CPU thread per process (README, "Threads"). pyproject's `-m 'not slow'` selects the default set; --all
+# replaces it with `-m "slow or not slow"` (one run: neither worker waits at the end of one set for the other's last
+# test); an -m among the arguments comes later and wins. The 25 slowest tests are listed at the end.
+marker=()
+if [ "${1:-}" = "--all" ]; then
+    shift
+    marker=(-m "slow or not slow")
+fi
+OMP_NUM_THREADS=1 "$PYTHON" -m pytest -q -n 2 --durations=25 "${marker[@]}" "$@"
 status=$?
 [ "$status" -eq 5 ] && exit 0  # the arguments selected no test
 exit "$status"
