@@ -31,6 +31,12 @@ import torch
 
 #: Stand-in for -inf inside the dynamic programme (a true -inf would give nan in -inf - -inf).
 NEG = -1e30
+#: Added to the diagonal of the active structures' Gram matrix. Structures can be affinely dependent (y1 + y2 =
+#: y3 + y4 when two of them swap the same words): the equality-constrained problem then has a direction of zero
+#: curvature along which the edge scores still change the objective, so it has no finite solution. With the
+#: ridge its solution lies far along that direction, and the ratio test steps along it until a weight reaches
+#: zero, as the active-set method prescribes; elsewhere it moves the weights by about 1e-10.
+RIDGE = 1e-10
 
 
 @dataclass
@@ -119,7 +125,7 @@ def _kkt_solve(gram: torch.Tensor, active: torch.Tensor, rhs: torch.Tensor) -> t
     both = active.unsqueeze(2) & active.unsqueeze(1)
     a[:, :k, :k] = torch.where(both, gram, torch.zeros_like(gram))
     eye = torch.eye(k, dtype=gram.dtype, device=gram.device).expand(n, k, k)
-    a[:, :k, :k] += torch.where(~active.unsqueeze(2), eye, torch.zeros_like(eye))
+    a[:, :k, :k] += torch.where(~active.unsqueeze(2), eye, RIDGE * eye)
     ones = active.to(gram.dtype)
     a[:, :k, k], a[:, k, :k] = ones, ones
     b = torch.where(torch.cat([active, active.new_ones(n, 1)], 1), rhs, torch.zeros_like(rhs))
@@ -159,11 +165,13 @@ def sparsemap_active_set(scores: SequenceScores, max_iter: int = 100, tol: float
             grow = ~converged
             keep[rows[grow], iteration] = candidate[grow]
             active[rows[grow], iteration] = True
-            full_score = scores.structure_score(keep)
-            gram = _gram(keep)
-            for _ in range(slots):
+            # slots past this iteration's are still empty: solve over the used ones only
+            used = iteration + 1
+            full_score = scores.structure_score(keep[:, :used])
+            gram = _gram(keep[:, :used])
+            for _ in range(used):
                 rhs = torch.cat([full_score, full_score.new_ones(n, 1)], 1)
-                target = _kkt_solve(gram, active, rhs)
+                target = torch.cat([_kkt_solve(gram, active[:, :used], rhs), weight[:, used:]], 1)
                 blocked = ((target < -tol) & active).any(1) & grow
                 settled = grow & ~blocked
                 weight = torch.where(settled.unsqueeze(1), target, weight)
@@ -198,10 +206,12 @@ class _SparseMAP(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_keep):
         keep, support = ctx.saved_tensors
+        used = int(support.any(0).nonzero().max()) + 1 if bool(support.any()) else 1
+        keep, support = keep[:, :used], support[:, :used]
         # d mu_keep / d p_k = y_k; then through p = J score on the support; d score_k / d keep_unary_i = y_ki
         dp = (keep * grad_keep.unsqueeze(1)).sum(-1)
         rhs = torch.cat([dp, dp.new_zeros(dp.shape[0], 1)], 1)
-        dscore = _kkt_solve(_gram(keep), support, rhs)
+        dscore = _kkt_solve(_gram(keep), support, rhs)  # J dp: the KKT system with right-hand side (dp, 0)
         dscore = torch.where(support, dscore, torch.zeros_like(dscore))
         grad_keep_unary = (dscore.unsqueeze(-1) * keep).sum(1)
         grad_drop_unary = (dscore.unsqueeze(-1) * (1 - keep)).sum(1)
