@@ -48,57 +48,62 @@ class SequenceScores:
     end: torch.Tensor  # [N, 2]
     budget: torch.Tensor  # [N] int: the most words a structure may keep
 
+    def unary_score(self, keep: torch.Tensor, unary: torch.Tensor | None = None) -> torch.Tensor:
+        """sum_i unary[i, y_i] for structures ``keep`` [N, K, L] in {0, 1} (``unary`` replaces the scores)."""
+        unary = self.unary if unary is None else unary
+        return torch.einsum("nkl,nl->nk", keep, unary[..., 1] - unary[..., 0]) + unary[..., 0].sum(1, keepdim=True)
+
+    def edge_score(self, keep: torch.Tensor) -> torch.Tensor:
+        """start[y_0] + sum_i pair[i-1, y_{i-1}, y_i] + end[y_{L-1}] for structures ``keep`` [N, K, L]."""
+        states = torch.stack([1 - keep, keep], dim=-1)  # [N, K, L, 2] one-hot
+        total = torch.einsum("nks,ns->nk", states[:, :, 0], self.start) + \
+            torch.einsum("nks,ns->nk", states[:, :, -1], self.end)
+        if keep.shape[-1] > 1:
+            total = total + torch.einsum("nkla,nlab,nklb->nk", states[:, :, :-1], self.pair, states[:, :, 1:])
+        return total
+
     def structure_score(self, keep: torch.Tensor, unary: torch.Tensor | None = None) -> torch.Tensor:
         """score(y) for structures ``keep`` [N, K, L] in {0, 1} (``unary`` replaces the unary scores)."""
-        unary = self.unary if unary is None else unary
-        y = keep.long()
-        n, k, length = y.shape
-        total = (unary.unsqueeze(1) * torch.stack([1 - keep, keep], dim=-1)).sum(dim=(-1, -2))
-        total = total + torch.gather(self.start, 1, y[:, :, 0]) + torch.gather(self.end, 1, y[:, :, -1])
-        if length > 1:
-            pair = self.pair.unsqueeze(1).expand(n, k, length - 1, 2, 2).reshape(n, k, length - 1, 4)
-            flat = (2 * y[:, :, :-1] + y[:, :, 1:]).unsqueeze(-1)
-            total = total + torch.gather(pair, 3, flat).squeeze(-1).sum(-1)
-        return total
+        return self.unary_score(keep, unary) + self.edge_score(keep)
 
 
 def budgeted_viterbi(scores: SequenceScores, unary: torch.Tensor | None = None) -> torch.Tensor:
     """The best structure (keep indicators [N, L], float) of each sequence, at most ``budget`` words kept.
 
-    The state of the programme is (position, state, words kept so far); ties go to the lower previous state."""
+    The state of the programme is (position, state, words kept so far, capped at the largest budget); ties go
+    to the lower previous state. The count never falls along a path, so a path that ends within its budget
+    was within it all along: the budget is applied once, at the end."""
     unary = scores.unary if unary is None else unary
     n, length, _ = unary.shape
     budget = scores.budget.clamp(min=0, max=length)
     counts = int(budget.max()) + 1 if n else 1
-    count = torch.arange(counts, device=unary.device)
-    allowed = count.unsqueeze(0) <= budget.unsqueeze(1)  # [N, C]
     value = unary.new_full((n, 2, counts), NEG)
     value[:, 0, 0] = unary[:, 0, 0] + scores.start[:, 0]
     if counts > 1:
         value[:, 1, 1] = unary[:, 0, 1] + scores.start[:, 1]
-    value = value.masked_fill(~allowed.unsqueeze(1), NEG)
+    floor = unary.new_full((n, 2, 1), NEG)
     back = []
     for i in range(1, length):
-        # [N, previous, state, C]: a kept word moves the count one up
-        step = value.unsqueeze(2) + scores.pair[:, i - 1].unsqueeze(-1)
-        shifted = torch.full_like(step[:, :, 1], NEG)
-        shifted[..., 1:] = step[:, :, 1, :-1]
-        step = torch.stack([step[:, :, 0], shifted], dim=2)
-        best, arg = step.max(dim=1)
-        value = (best + unary[:, i].unsqueeze(-1)).masked_fill(~allowed.unsqueeze(1), NEG)
-        back.append(arg)
-    final = (value + scores.end.unsqueeze(-1)).reshape(n, -1)
+        # [N, previous, state, C]: into "keep" the count moves one up
+        step = torch.stack([value, torch.cat([floor, value[..., :-1]], -1)], 2) + scores.pair[:, i - 1, :, :, None]
+        later = step[:, 1] > step[:, 0]
+        value = torch.maximum(step[:, 0], step[:, 1]) + unary[:, i, :, None]
+        back.append(later)
+    count = torch.arange(counts, device=unary.device)
+    within = (count.unsqueeze(0) <= budget.unsqueeze(1)).unsqueeze(1)
+    final = (value + scores.end.unsqueeze(-1)).masked_fill(~within, 2 * NEG).reshape(n, -1)
     flat = final.argmax(dim=1)
     state, kept = flat // counts, flat % counts
     keep = unary.new_zeros(n, length)
-    rows = torch.arange(n, device=unary.device)
-    for i in range(length - 1, -1, -1):
-        keep[:, i] = state.to(unary.dtype)
-        if i == 0:
-            break
-        previous = back[i - 1][rows, state, kept]
-        kept = kept - state
-        state = previous
+    keep[:, -1] = state.to(unary.dtype)
+    if length > 1:
+        back = torch.stack(back, 0).long()  # [L-1, N, state, C]: the previous state
+        for i in range(length - 1, 0, -1):
+            previous = back[i - 1].gather(1, state.view(n, 1, 1).expand(n, 1, counts)).squeeze(1)
+            previous = previous.gather(1, kept.view(n, 1)).squeeze(1)
+            kept = kept - state
+            state = previous
+            keep[:, i - 1] = state.to(unary.dtype)
     return keep
 
 
@@ -145,6 +150,8 @@ def sparsemap_active_set(scores: SequenceScores, max_iter: int = 100, tol: float
         keep[:, 0] = first
         weight = first.new_zeros(n, slots)
         weight[:, 0] = 1.0
+        edges = first.new_zeros(n, slots)  # each structure's edge score (fixed: only the unaries are linearised)
+        edges[:, 0] = scores.edge_score(first.unsqueeze(1)).squeeze(1)
         active = torch.zeros(n, slots, dtype=torch.bool, device=first.device)
         active[:, 0] = True
         converged = torch.zeros(n, dtype=torch.bool, device=first.device)
@@ -156,18 +163,20 @@ def sparsemap_active_set(scores: SequenceScores, max_iter: int = 100, tol: float
             # the objective's gradient in the unary marginals: score - mu
             linear = scores.unary - torch.stack([1 - marginal, marginal], dim=-1)
             candidate = budgeted_viterbi(scores, linear)
-            gain = scores.structure_score(candidate.unsqueeze(1), linear).squeeze(1)
-            current = (weight * scores.structure_score(keep, linear)).sum(1)
+            candidate_edges = scores.edge_score(candidate.unsqueeze(1)).squeeze(1)
+            gain = scores.unary_score(candidate.unsqueeze(1), linear).squeeze(1) + candidate_edges
+            current = (weight * (scores.unary_score(keep, linear) + edges)).sum(1)
             duplicate = ((keep == candidate.unsqueeze(1)).all(-1) & active).any(1)
             converged = converged | duplicate | (gain <= current + tol * (1 + current.abs()))
             if bool(converged.all()):
                 break
             grow = ~converged
             keep[rows[grow], iteration] = candidate[grow]
+            edges[rows[grow], iteration] = candidate_edges[grow]
             active[rows[grow], iteration] = True
             # slots past this iteration's are still empty: solve over the used ones only
             used = iteration + 1
-            full_score = scores.structure_score(keep[:, :used])
+            full_score = scores.unary_score(keep[:, :used]) + edges[:, :used]
             gram = _gram(keep[:, :used])
             for _ in range(used):
                 rhs = torch.cat([full_score, full_score.new_ones(n, 1)], 1)
