@@ -17,7 +17,9 @@ not the model's: batch 32, frozen 300d GloVe, 200 hidden units per direction.
 Departures, each a named option or a part in a slot: the task loss is cross-entropy over the corpus's classes
 (the reference regresses the aspect score with MSE on a sigmoid output); the encoders are ``backbone=`` (the
 reference's are bidirectional LSTMs), and the predictor max-pools the states of the words with a nonzero
-marginal into ``model/predictor`` (the reference runs its LSTM over those words and reads its final states).
+marginal into ``model/predictor`` (the reference runs its LSTM over those words and reads its final states);
+the SparseMAP solve runs to convergence (``selector.max_iter`` 100; lp-sparsemap, as the reference calls it,
+stops after 10 active-set iterations).
 """
 from __future__ import annotations
 
