@@ -55,8 +55,9 @@ MODELS = {
 # 3PLAYER has no sparsity term (its reward counts kept words): the others' settings without it
 OWN_COMMON = {name: ("backbone.dropout=0", "model.selector.dropout=0", "model.lr=0.001")
               for name in ("three_player", "three_player_introspective")}
-# SPECTRA has no sparsity term (its budget bounds the kept words) and no selector dropout
-OWN_COMMON["spectra"] = ("backbone.dropout=0", "model.lr=0.001")
+# SPECTRA: no sparsity term (its budget bounds the kept words), no selector dropout, its own encoder dropout
+OWN_COMMON["spectra"] = ("backbone.dropout=0", "model.encoder_dropout=0", "model.predictor.dropout=0",
+                         "model.lr=0.001")
 EPOCHS = {"dar": 2, "dmr": 2}  # one pre-training epoch, one rationaliser (game) epoch
 
 
