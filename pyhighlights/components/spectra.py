@@ -85,11 +85,16 @@ class SpectraSelector(Selector):
     def marginals(self, scores: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
         """p(keep) [B, W] for word scores [B, W] (the temperature not yet applied)."""
         temperature = self.temperature if self.training else self.temperature * self.test_temperature
-        keep = (scores.to(torch.float64) / temperature).masked_fill(word_mask == 0, PADDING_SCORE)
+        # The solution does not depend on padding past the longest document (never kept, a constant in the
+        # quadratic), so the factor stops there: batches padded to a fixed width cost what their words cost.
+        width = max(int(word_mask.sum(1).max()), 1) if word_mask.numel() else 1
+        real = word_mask[:, :width]
+        keep = (scores[:, :width].to(torch.float64) / temperature).masked_fill(real == 0, PADDING_SCORE)
         drop = torch.zeros_like(keep)
-        start, pair, end = reference_edges(word_mask, self.transition / temperature, self.transition_edges)
-        marginal = sequence_budget_sparsemap(keep, drop, start, pair, end, word_budget(word_mask, self.budget),
+        start, pair, end = reference_edges(real, self.transition / temperature, self.transition_edges)
+        marginal = sequence_budget_sparsemap(keep, drop, start, pair, end, word_budget(real, self.budget),
                                              self.max_iter)
+        marginal = torch.nn.functional.pad(marginal, (0, scores.shape[1] - width))
         return marginal.to(scores.dtype) * word_mask.to(scores.dtype)
 
     def forward(self, word_states, word_mask):

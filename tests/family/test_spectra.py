@@ -9,10 +9,11 @@ import lightning.pytorch as pl
 import numpy as np
 import pytest
 import torch
-from family_helpers import experiment, trainer
+from family_helpers import SHORT_PADDING, experiment, trainer
 
 from pyhighlights.components.sparsemap import SequenceScores, budgeted_viterbi, sequence_budget_sparsemap
 from pyhighlights.components.spectra import SpectraSelector, reference_edges, word_budget
+from pyhighlights.registry import default_configuration
 
 D = torch.float64
 
@@ -152,6 +153,10 @@ def test_padding_is_never_kept_and_evaluation_keeps_the_best_words_within_the_bu
     mask = module(states, word_mask).mask
     # budgets round(1.5) = 2 and round(2.0) = 2: the two best real words; the padded 5.0 is never kept
     assert mask.tolist() == [[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]]
+    # padding past the longest document changes nothing
+    wider = module(torch.cat([states, torch.full((2, 3, 2), 9.0, dtype=D)], 1),
+                   torch.cat([word_mask, torch.zeros(2, 3, dtype=D)], 1)).mask
+    assert wider.tolist() == [row + [0.0, 0.0, 0.0] for row in mask.tolist()]
     module.train()
     soft = module(states, word_mask).mask
     assert soft[0, 3] == 0 and bool((soft.sum(1) <= 2 + 1e-9).all())
@@ -180,16 +185,19 @@ def test_reference_edges_layout():
     assert pair[0, :, 1, 1].tolist() == [2.0, 2.0, 0.0, 0.0] and float(pair.sum()) == 4.0
 
 
-def test_model_defaults_and_one_step_trains_the_selector(family_tiny_dir):
-    exp = experiment(family_tiny_dir, "spectra", "model.lr=1e-2", "model.selector.temperature=1",
-                     "model.selector.budget=20")
+def test_registered_defaults_are_the_reference_beer_settings():
+    model, chosen = default_configuration("model", "spectra"), default_configuration("selector", "spectra")
+    assert (model.lr, model.weight_decay, model.grad_clip, model.encoder_dropout) == (1e-4, 1e-6, 5.0, 0.1)
+    assert (chosen.budget, chosen.transition, chosen.temperature, chosen.test_temperature) == (10.0, 0.001, 0.05, 1e-3)
+    assert chosen.transition_edges == "span_start"
+
+
+def test_one_step_trains_the_selector_through_the_task_loss_alone(family_tiny_dir):
+    exp = experiment(family_tiny_dir, "spectra", SHORT_PADDING, "model.lr=1e-2", "model.selector.temperature=1",
+                     "model.selector.max_iter=10", "model.selector.budget=20")
     pl.seed_everything(0)
     model = exp.model()
     assert set(model.losses.terms) == {"task"}
-    default = experiment(family_tiny_dir, "spectra").model()
-    assert (default.lr, default.weight_decay, default.grad_clip) == (1e-4, 1e-6, 5.0)
-    assert (default.selector.budget, default.selector.transition, default.selector.temperature,
-            default.selector.test_temperature) == (10.0, 0.001, 0.05, 1e-3)
     before = model.selector.scorer.weight.detach().clone()
-    trainer(1).fit(model, datamodule=exp.datamodule(0))
+    trainer(1, limit_val_batches=0).fit(model, datamodule=exp.datamodule(0))
     assert not torch.equal(before, model.selector.scorer.weight.detach())
