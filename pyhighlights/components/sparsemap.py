@@ -122,9 +122,9 @@ def _gram(keep: torch.Tensor) -> torch.Tensor:
 
 
 def _kkt_solve(gram: torch.Tensor, active: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
-    """x with Q x + lambda 1 = rhs, 1^T x = ``total`` on the active entries and x = 0 off them.
+    """x with Q x + lambda 1 = rhs[:K] and 1^T x = rhs[K] on the active entries, x = 0 off them.
 
-    ``rhs`` [N, K + 1]: the last entry is the required sum of x."""
+    ``rhs`` [N, K + 1]: the last entry is the required sum of x (1 for the weights, 0 for a direction)."""
     n, k = active.shape
     a = gram.new_zeros(n, k + 1, k + 1)
     both = active.unsqueeze(2) & active.unsqueeze(1)
@@ -135,7 +135,7 @@ def _kkt_solve(gram: torch.Tensor, active: torch.Tensor, rhs: torch.Tensor) -> t
     a[:, :k, k], a[:, k, :k] = ones, ones
     b = torch.where(torch.cat([active, active.new_ones(n, 1)], 1), rhs, torch.zeros_like(rhs))
     solution, info = torch.linalg.solve_ex(a, b.unsqueeze(-1))
-    if bool((info != 0).any()):  # affinely dependent structures: the least-norm solution
+    if bool((info != 0).any()):  # numerically singular despite the ridge: the least-norm solution
         solution = torch.linalg.pinv(a) @ b.unsqueeze(-1)
     return solution.squeeze(-1)[:, :k]
 
