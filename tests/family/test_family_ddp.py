@@ -49,10 +49,15 @@ MODELS = {
     # torch's Adam; no CMD: its moments are each process's batch statistics (DDP matches each share's own)
     "dmr": ["model.adam=torch", "model.auxiliary_epochs=1", "model.losses.feature_match.weight=0"],
     "car": ["model.adam=torch"],
+    # a temperature at which the SparseMAP solution mixes several structures, so the selector's gradient is not 0
+    "spectra": ["model.selector.temperature=1"],
 }
 # 3PLAYER has no sparsity term (its reward counts kept words): the others' settings without it
 OWN_COMMON = {name: ("backbone.dropout=0", "model.selector.dropout=0", "model.lr=0.001")
               for name in ("three_player", "three_player_introspective")}
+# SPECTRA: no sparsity term (its budget bounds the kept words), no selector dropout, its own encoder dropout
+OWN_COMMON["spectra"] = ("backbone.dropout=0", "model.encoder_dropout=0", "model.predictor.dropout=0",
+                         "model.lr=0.001")
 EPOCHS = {"dar": 2, "dmr": 2}  # one pre-training epoch, one rationaliser (game) epoch
 
 

@@ -1,0 +1,7 @@
+"""SPECTRA (Guerreiro and Martins, 2021): its SparseMAP selector and the model."""
+from pyhighlights.components import spectra
+from pyhighlights.models import spectra as spectra_model
+from pyhighlights.registry import register
+
+register("selector", "spectra", spectra.SpectraSelectorConfig, spectra.SpectraSelector)
+register("model", "spectra", spectra_model.SpectraConfig, spectra_model.Spectra)
