@@ -16,7 +16,8 @@ PACKED = {"recurrence": "within_length", "bucket": True, "pad_to": None}
 # What each recommended recipe changes from the model's registered defaults, as the README's table states it
 # (field path in the model section -> the recipe's value).
 RECOMMENDED = {
-    "fr": {"selector.evaluation": "threshold", "predictor_pool": "kept", "lr": 0.004, **PACKED,
+    "fr": {"selector.evaluation": "threshold", "selector.dropout": 0, "predictor_pool": "kept",
+           "layer_norm": "none", "encoder_dropout": None, "lr": 0.01, **PACKED,
            "losses.sparsity.weight": 2, "losses.sparsity.padding": "excluded",
            "losses.continuity.weight": 2, "losses.continuity.padding": "excluded"},
     "dr": {"selector.evaluation": "threshold", "selector.dropout": 0, "predictor_pool": "kept",
