@@ -100,3 +100,10 @@ def test_a_run_recorded_before_recipes_existed_still_resolves():
     container = OmegaConf.to_container(compose_config(["model=fr"]), resolve=True)
     del container["recipe"]
     assert resolve_specs(container).model["name"] == "fr"
+
+
+def test_help_offers_the_recipes_and_not_the_files_they_choose():
+    from pyhighlights.config.hydra_schema import help_text
+
+    text = help_text("<config>")
+    assert "  recipe: recommended, reference\n" in text and "recipe_model" not in text
