@@ -283,6 +283,11 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     elif rank_zero:
         directory.check_free()
     log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
+    recipe = cfg.get("recipe") or {}
+    if recipe.get("name", "reference") != "reference":
+        # the schedule's preset may name reference settings that the recipe then replaced
+        log.info("recipe: %s (pyhighlights/configs/recipe_model/%s_%s.yaml, applied over the presets)",
+                 recipe["name"], recipe["name"], recipe.get("model"))
     experiment = Experiment(specs)
     check_fits_model(experiment.settings.lightning, experiment.specs.model["name"], experiment.model)
     if resume:
