@@ -30,7 +30,8 @@ def test_one_tiny_cell_runs_is_tabled_and_is_skipped_on_a_rerun(tmp_path, monkey
     assert row.endswith(f"| {f1:.3f} (n=1) |")
     config = (cell / ".hydra" / "config.yaml").read_text()
     assert "name: recommended" in config and "max_epochs: 1" in config
-    assert "recipe: recommended (pyhighlights/configs/recipe_model/recommended_fr.yaml" in (cell / "train.log").read_text()
+    log = (cell / "train.log").read_text()
+    assert "recipe: recommended (pyhighlights/configs/recipe_model/recommended_fr.yaml" in log
     corpus = json.loads(next((tmp_path / "corpora").glob("lei_g10_*/synthetic.json")).read_text())
     assert corpus["n_train"] == 30 and corpus["correlation"] == 0.0
     monkeypatch.setattr(subprocess, "call", lambda *a, **k: pytest.fail("a finished cell was run again"))
