@@ -9,7 +9,8 @@ on the ``tuning`` corpora; the table reports the ``held-out`` ones, which no cho
 
     python benchmarks/recipe_protocol.py --out runs/recipe_protocol                  # held-out, fr/grat/dr
     python benchmarks/recipe_protocol.py --out runs/recipe_tuning --role tuning --recipes reference,recommended
-    python benchmarks/recipe_protocol.py --out DIR --models fr --seeds 0 --corpora beer_appearance -- backbone.hidden_size=64
+    python benchmarks/recipe_protocol.py --out DIR --models fr --seeds 0 --corpora beer_appearance \
+        -- backbone.hidden_size=64
 
 Each cell is ``python scripts/train.py model=M recipe=R dataset=... seed=N`` into
 ``<out>/cells/<model>/<recipe>/<corpus>/seed<N>``; a cell whose directory holds a finished run is not run

@@ -86,7 +86,8 @@ def test_grat_recommended_is_every_named_option_and_its_parts_as_if_chosen_by_gr
                 "encoder_dropout": None, "shared_embeddings": False, **PACKED}
     assert {key: recommended[key] for key in expected} == expected
     assert recommended["selector"]["dropout"] == 0
-    assert recommended["losses"]["guide"]["logit"] == "log_odds" and recommended["losses"]["guide"]["average"] == "valid"
+    guide = recommended["losses"]["guide"]
+    assert guide["logit"] == "log_odds" and guide["average"] == "valid"
     assert {recommended["losses"][t]["padding"] for t in ("sparsity", "continuity")} == {"excluded"}
 
 

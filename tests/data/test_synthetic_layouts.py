@@ -22,7 +22,7 @@ def test_each_layout_loads_with_its_corpus_loader_and_its_recorded_human_rate(tm
     record = write_layout_corpus(tmp_path, layout, seed=3, aspect_share=(0.3, 0.4), **SIZES)
     assert json.loads((tmp_path / "synthetic.json").read_text()) == record
     for aspect in range(3):
-        corpus = load_lei_beer(tmp_path, aspect, balance=False) if layout == "lei" else LOADERS[layout](tmp_path, aspect)
+        corpus = LOADERS[layout](tmp_path, aspect)
         assert corpus.train and corpus.validation and corpus.test
         marks = [m for doc in corpus.test for m in doc.highlights]
         assert all(m in (0, 1) for m in marks)
