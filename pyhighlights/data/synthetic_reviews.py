@@ -30,6 +30,8 @@ NEGATIVE, MIDDLE, POSITIVE = "negative", "middle", "positive"
 POLARITY_WEIGHTS = {NEGATIVE: 0.35, MIDDLE: 0.15, POSITIVE: 0.50}
 SCORE_TENTHS = {NEGATIVE: (2, 3, 4), MIDDLE: (5,), POSITIVE: (6, 7, 8, 9, 10)}
 MAX_SENTENCES_PER_ASPECT = 3
+# The five aspects' sentences take 50-80% of a review by default (about 10-16% per aspect).
+ASPECT_SHARE = (0.5, 0.8)
 
 _TEMPLATES = tuple(tuple(t.split()) for t in ASPECT_TEMPLATES)
 _FILLERS = tuple(tuple(s.split()) for s in FILLER_SENTENCES)
@@ -78,14 +80,14 @@ def _aspect_sentence(rng: random.Random, aspect: int, polarity: str, template: t
 
 
 def _aspect_blocks(
-    rng: random.Random, polarities: list[str], target: int
+    rng: random.Random, polarities: list[str], target: int, share: tuple[float, float]
 ) -> dict[int, list[list[str]]]:
-    """One or more sentences per aspect, together taking 50-80% of ``target``."""
+    """One or more sentences per aspect, together taking a ``share`` (drawn uniformly) of ``target``."""
     blocks = {a: [_aspect_sentence(rng, a, polarities[a], rng.choice(_TEMPLATES))] for a in range(NUM_SCORES)}
     if sum(len(s) for b in blocks.values() for s in b) > target:
         # Too long for this review: fall back to the shortest sentences.
         blocks = {a: [_aspect_sentence(rng, a, polarities[a], _TEMPLATES[0])] for a in range(NUM_SCORES)}
-    budget = round(target * rng.uniform(0.5, 0.8))
+    budget = round(target * rng.uniform(*share))
     used = sum(len(s) for b in blocks.values() for s in b)
     while True:
         open_aspects = [a for a in blocks if len(blocks[a]) < MAX_SENTENCES_PER_ASPECT]
@@ -113,12 +115,15 @@ def _fillers(rng: random.Random, length: int, target: int, max_length: int) -> l
 
 
 def generate_review(
-    rng: random.Random, *, anchor: int, correlation: float, min_length: int, max_length: int
+    rng: random.Random, *, anchor: int, correlation: float, min_length: int, max_length: int,
+    aspect_share: tuple[float, float] = ASPECT_SHARE,
 ) -> SyntheticReview:
+    """One review; ``aspect_share`` bounds the part of it the five aspects' sentences take (the rest is
+    filler), so a lower share gives a lower human highlight rate per aspect (at least one sentence each)."""
     polarities = _draw_polarities(rng, anchor, correlation)
     scores = [rng.choice(SCORE_TENTHS[p]) / 10 for p in polarities]
     target = rng.randint(min_length, max_length)
-    blocks = _aspect_blocks(rng, polarities, target)
+    blocks = _aspect_blocks(rng, polarities, target, aspect_share)
     # Reviews mostly follow the rating sheet's order, sometimes not.
     order = list(range(NUM_SCORES))
     if rng.random() < 0.3:

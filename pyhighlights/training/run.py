@@ -22,6 +22,7 @@ from pyhighlights import registry
 from pyhighlights.checkpoint_file import read_checkpoint
 from pyhighlights.checkpoint_match import check_run_checkpoints
 from pyhighlights.components.backbones.base import BackboneFactory
+from pyhighlights.config.recipe import check_recipe
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.data.inputs import prepare_inputs
 from pyhighlights.plots import plot_run_safely
@@ -70,6 +71,7 @@ class RunSpecs:
 def resolve_specs(cfg: DictConfig | dict) -> RunSpecs:
     """Validate every section; the first bad field raises :class:`ConfigError` naming it."""
     container = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg)
+    check_recipe(container)
     specs = {}
     for section in SECTIONS:
         if section not in container:
@@ -285,6 +287,11 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
     elif rank_zero:
         directory.check_free()
     log.info("schedule: %s", cfg.get("schedule") or "trainer settings (no preset for this model and corpus)")
+    recipe = cfg.get("recipe") or {}
+    if recipe.get("name", "reference") != "reference":
+        # the schedule's preset may name reference settings that the recipe then replaced
+        log.info("recipe: %s (pyhighlights/configs/recipe_model/%s_%s.yaml, applied over the presets)",
+                 recipe["name"], recipe["name"], recipe.get("model"))
     experiment = Experiment(specs)
     check_fits_model(experiment.settings.lightning, experiment.specs.model["name"], experiment.model)
     if resume:

@@ -1,0 +1,177 @@
+#!/usr/bin/env python
+"""The recipe protocol: models x recipes x generated corpora x seeds at a short budget, and its table.
+
+A recipe chosen on one corpus may only fit that corpus. The protocol generates corpora that differ in what
+breaks rationalisers (generator seed, aspect correlation 0 / 0.5 / 0.9, human highlight rate 6-15 %, short
+and long reviews) in the three on-disk layouts the real corpora come in (Lei et al. Beer, R2A beer, R2A
+hotel; see pyhighlights/data/synthetic_layouts.py), read by the real corpora's loaders. Settings are chosen
+on the ``tuning`` corpora; the table reports the ``held-out`` ones, which no choice looked at.
+
+    python benchmarks/recipe_protocol.py --out runs/recipe_protocol                  # held-out, fr/grat/dr
+    python benchmarks/recipe_protocol.py --out runs/recipe_tuning --role tuning --recipes reference,recommended
+    python benchmarks/recipe_protocol.py --out DIR --models fr --seeds 0 --corpora beer_appearance \
+        -- backbone.hidden_size=64
+
+Each cell is ``python scripts/train.py model=M recipe=R dataset=... seed=N`` into
+``<out>/cells/<model>/<recipe>/<corpus>/seed<N>``; a cell whose directory holds a finished run is not run
+again (rerunning the command resumes the grid), an unfinished one is resumed in place. Corpora are written
+once into ``<out>/corpora/<name>`` (the same arguments give the same bytes). Hydra overrides after ``--``
+go to every cell.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pyhighlights.data.synthetic_layouts import write_layout_corpus  # noqa: E402
+
+LONG, SHORT = (100, 250), (30, 80)
+# aspect_share -> test human rate per aspect (measured by the writer, in each corpus's synthetic.json):
+# long reviews (0.27, 0.37) about 6 %, (0.5, 0.8) about 11 %; short reviews (0.8, 1.0) about 15 %.
+RATE_SHARE = {6: (0.27, 0.37), 11: (0.5, 0.8), 15: (0.8, 1.0)}
+DATASET = {"lei": "beer", "beer_r2a": "beer_r2a", "hotel": "hotel"}
+ASPECT_NAMES = {"lei": ("appearance", "aroma", "palate"), "beer_r2a": ("look", "aroma", "palate"),
+                "hotel": ("location", "service", "cleanliness")}
+
+
+def corpus(role, name, layout, seed, correlation, rate, lengths, aspect):
+    return {"role": role, "name": name, "layout": layout, "seed": seed, "correlation": correlation,
+            "rate": rate, "lengths": lengths, "aspect": aspect}
+
+
+# Generator seeds 1-9 are tuning corpora, 10 and up held out. The held-out cells mirror the issue's comparison:
+# Lei-layout Beer at a 6 % human rate (appearance, palate), the same with correlation 0.9, Hotel service.
+CORPORA = [
+    corpus("tuning", "tune_beer_appearance", "lei", 1, 0.0, 6, LONG, 0),
+    corpus("tuning", "tune_r2a_palate_corr05", "beer_r2a", 2, 0.5, 11, LONG, 2),
+    corpus("tuning", "tune_hotel_location_short", "hotel", 3, 0.0, 15, SHORT, 0),
+    corpus("held-out", "beer_appearance", "lei", 10, 0.0, 6, LONG, 0),
+    corpus("held-out", "beer_palate", "lei", 10, 0.0, 6, LONG, 2),
+    corpus("held-out", "beer_palate_corr09", "lei", 11, 0.9, 6, LONG, 2),
+    corpus("held-out", "hotel_service", "hotel", 12, 0.5, 11, LONG, 1),
+    corpus("held-out", "r2a_aroma_short", "beer_r2a", 13, 0.0, 15, SHORT, 1),
+]
+# The short budget: 4 epochs of batches of 32 at sparsity target 0.15 for every model; G-RAT spends one of the
+# four on its guider alone and selects by the monitor (its reference presets on Beer and Hotel select by
+# accuracy within the rate band, which four epochs rarely reach).
+BUDGET = ["trainer.max_epochs=4", "trainer.batch_size=32", "model.losses.sparsity.target=0.15",
+          "trainer.progress_bar=false"]
+MODEL_BUDGET = {"grat": ["model.pretrain_epochs=1", "trainer.selection=monitor"]}
+
+
+def corpus_dir(out: Path, spec: dict, sizes: dict) -> Path:
+    """The corpus of ``spec`` (its files written once; a corpus of other sizes is another directory)."""
+    tag = f"{spec['layout']}_g{spec['seed']}_c{spec['correlation']}_r{spec['rate']}_l{spec['lengths'][0]}" \
+          f"_n{sizes['n_train']}-{sizes['n_heldout']}-{sizes['n_test']}"
+    path = out / "corpora" / tag
+    if not (path / "synthetic.json").is_file():
+        write_layout_corpus(path, spec["layout"], seed=spec["seed"], correlation=spec["correlation"],
+                            aspect_share=RATE_SHARE[spec["rate"]], min_length=spec["lengths"][0],
+                            max_length=spec["lengths"][1], **sizes)
+    return path
+
+
+def finished(cell: Path) -> bool:
+    try:
+        return json.loads((cell / "status.json").read_text())["state"] == "finished" and \
+            (cell / "results.json").is_file()
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def run_cell(cell: Path, model: str, recipe: str, spec: dict, data_dir: Path, seed: int, extra: list[str]) -> None:
+    where = f"resume={cell}" if (cell / "status.json").is_file() else f"hydra.run.dir={cell}"
+    command = [sys.executable, str(ROOT / "scripts" / "train.py"), f"model={model}", f"recipe={recipe}",
+               f"dataset={DATASET[spec['layout']]}", f"dataset.data_dir={data_dir}", f"dataset.aspect={spec['aspect']}",
+               f"seed={seed}", *BUDGET, *MODEL_BUDGET.get(model, []), *extra, where]
+    cell.parent.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    with open(cell.parent / f"{cell.name}.log", "a", encoding="utf-8") as log:
+        code = subprocess.call(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    if code != 0:
+        print(f"cell {cell} failed (exit {code}); see {cell.parent / (cell.name + '.log')}", file=sys.stderr)
+
+
+def score(cell: Path, metric: str) -> float | None:
+    if not finished(cell):
+        return None
+    return json.loads((cell / "results.json").read_text())["summary"][metric]["mean"]
+
+
+def table(out: Path, models, recipes, corpora, seeds, metric: str) -> str:
+    """Markdown: one row per corpus, one column per model and recipe, mean +- sample std over finished seeds."""
+    columns = [(m, r) for m in models for r in recipes]
+    lines = ["| corpus | layout | correlation | human rate | " + " | ".join(f"{m} {r}" for m, r in columns) + " |",
+             "|---|---|---:|---:|" + "---:|" * len(columns)]
+    for spec in corpora:
+        cells = []
+        for model, recipe in columns:
+            values = [v for s in seeds if (v := score(out / "cells" / model / recipe / spec["name"] / f"seed{s}",
+                                                       metric)) is not None]
+            std = f" ± {statistics.stdev(values):.3f}" if len(values) > 1 else ""
+            cells.append(f"{statistics.mean(values):.3f}{std} (n={len(values)})" if values else "–")
+        aspect = ASPECT_NAMES[spec["layout"]][spec["aspect"]]
+        lines.append(f"| {spec['name']} ({aspect}) | {spec['layout']} | {spec['correlation']} | "
+                     f"{spec['rate']} % | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def parse_arguments(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True, help="output directory (cells, corpora, table.md)")
+    parser.add_argument("--models", default="fr,grat,dr")
+    parser.add_argument("--recipes", default="recommended")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--role", choices=("held-out", "tuning", "all"), default="held-out")
+    parser.add_argument("--corpora", default=None, help="comma-separated corpus names (default: all of --role)")
+    parser.add_argument("--n-train", type=int, default=2000, help="reviews per training file")
+    parser.add_argument("--n-heldout", type=int, default=300, help="reviews per validation file")
+    parser.add_argument("--n-test", type=int, default=300, help="annotated test reviews")
+    parser.add_argument("--metric", default="test/highlight_f1")
+    parser.add_argument("--table-only", action="store_true", help="print the table of the cells already run")
+    parser.add_argument("extra", nargs="*", help="Hydra overrides for every cell (after --)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> str:
+    args = parse_arguments(argv)
+    corpora = [c for c in CORPORA if args.role in ("all", c["role"])]
+    if args.corpora:
+        names = args.corpora.split(",")
+        unknown = sorted(set(names) - {c["name"] for c in CORPORA})
+        if unknown:
+            raise SystemExit(f"--corpora: unknown {unknown}; known: {', '.join(c['name'] for c in CORPORA)}")
+        corpora = [c for c in CORPORA if c["name"] in names]
+    models, recipes = args.models.split(","), args.recipes.split(",")
+    seeds = [int(s) for s in args.seeds.split(",")]
+    sizes = {"n_train": args.n_train, "n_heldout": args.n_heldout, "n_test": args.n_test}
+    if not args.table_only:
+        for spec in corpora:
+            data_dir = corpus_dir(args.out, spec, sizes)
+            for model in models:
+                for recipe in recipes:
+                    for seed in seeds:
+                        cell = args.out / "cells" / model / recipe / spec["name"] / f"seed{seed}"
+                        if finished(cell):
+                            print(f"skip {cell} (finished)")
+                            continue
+                        print(f"run {cell}", flush=True)
+                        run_cell(cell, model, recipe, spec, data_dir, seed, args.extra)
+    text = table(args.out, models, recipes, corpora, seeds, args.metric)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "table.md").write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""The recipe protocol's plumbing on a tiny corpus: it writes the corpus, runs a cell as scripts/train.py,
+prints its table, and a rerun skips the finished cell instead of training it again."""
+import importlib.util
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ["--models", "fr", "--seeds", "0", "--corpora", "beer_appearance", "--n-train", "30", "--n-heldout", "8",
+        "--n-test", "8", "--", "trainer.max_epochs=1", "backbone.hidden_size=8", "embeddings.dim=8"]
+
+
+def protocol():
+    spec = importlib.util.spec_from_file_location("recipe_protocol", ROOT / "benchmarks" / "recipe_protocol.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow  # one cell: a training process (start-up and one tiny epoch)
+def test_one_tiny_cell_runs_is_tabled_and_is_skipped_on_a_rerun(tmp_path, monkeypatch, capsys):
+    module = protocol()
+    text = module.main(["--out", str(tmp_path), *TINY])
+    cell = tmp_path / "cells" / "fr" / "recommended" / "beer_appearance" / "seed0"
+    results = json.loads((cell / "results.json").read_text())
+    f1 = results["summary"]["test/highlight_f1"]["mean"]
+    row = next(line for line in text.splitlines() if line.startswith("| beer_appearance"))
+    assert row.endswith(f"| {f1:.3f} (n=1) |")
+    config = (cell / ".hydra" / "config.yaml").read_text()
+    assert "name: recommended" in config and "max_epochs: 1" in config
+    log = (cell / "train.log").read_text()
+    assert "recipe: recommended (pyhighlights/configs/recipe_model/recommended_fr.yaml" in log
+    corpus = json.loads(next((tmp_path / "corpora").glob("lei_g10_*/synthetic.json")).read_text())
+    assert corpus["n_train"] == 30 and corpus["correlation"] == 0.0
+    monkeypatch.setattr(subprocess, "call", lambda *a, **k: pytest.fail("a finished cell was run again"))
+    assert module.main(["--out", str(tmp_path), *TINY]) == text
+    assert f"skip {cell} (finished)" in capsys.readouterr().out
+
+
+def test_an_unknown_corpus_name_is_refused_with_the_known_ones(tmp_path):
+    with pytest.raises(SystemExit, match="--corpora: unknown \\['nope'\\]; known: tune_beer_appearance"):
+        protocol().main(["--out", str(tmp_path), "--corpora", "nope"])

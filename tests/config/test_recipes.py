@@ -1,0 +1,110 @@
+"""The ``recipe`` group: ``reference`` is the registered defaults, ``recommended`` changes what the README's
+Recipes table says, per model, and a model without a recommended recipe is refused rather than silently
+trained on the reference settings."""
+import pytest
+import yaml
+from omegaconf import OmegaConf
+
+from pyhighlights import registry
+from pyhighlights.config.compose import compose_config
+from pyhighlights.config.files import CONFIG_DIR
+from pyhighlights.config.recipe import models_with_recipe
+from pyhighlights.config.resolve import ConfigError, validate
+from pyhighlights.training.run import resolve_specs
+
+PACKED = {"recurrence": "within_length", "bucket": True, "pad_to": None}
+# What each recommended recipe changes from the model's registered defaults, as the README's table states it
+# (field path in the model section -> the recipe's value).
+RECOMMENDED = {
+    "fr": {"selector.evaluation": "threshold", "selector.dropout": 0, "predictor_pool": "kept",
+           "layer_norm": "none", "encoder_dropout": None, "lr": 0.01, **PACKED,
+           "losses.sparsity.weight": 2, "losses.sparsity.padding": "excluded",
+           "losses.continuity.weight": 2, "losses.continuity.padding": "excluded"},
+    "dr": {"selector.evaluation": "threshold", "selector.dropout": 0, "predictor_pool": "kept",
+           "layer_norm": "none", "encoder_dropout": None, "lr": 0.005, **PACKED,
+           "losses.sparsity.weight": 2, "losses.sparsity.padding": "excluded",
+           "losses.continuity.weight": 2, "losses.continuity.padding": "excluded"},
+}
+
+
+def flat(node: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, value in node.items():
+        if isinstance(value, dict):
+            out.update(flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def model_section(*overrides: str) -> dict:
+    return resolve_specs(compose_config(list(overrides))).model
+
+
+def test_the_reference_recipe_sets_nothing_but_its_name():
+    # no defaults list, no setting: composing it cannot change a registered default
+    assert yaml.safe_load((CONFIG_DIR / "recipe" / "reference.yaml").read_text()) == {"recipe": {"name": "reference"}}
+    assert not list((CONFIG_DIR / "recipe_model").glob("reference_*.yaml"))
+
+
+@pytest.mark.parametrize("name", registry.available("model"))
+def test_every_model_composes_with_the_reference_recipe_as_its_default(name):
+    default = compose_config([f"model={name}"])
+    assert default.recipe.name == "reference"
+    assert OmegaConf.to_container(compose_config([f"model={name}", "recipe=reference"])) == \
+        OmegaConf.to_container(default)
+    if not (CONFIG_DIR / "model_preset" / f"{name}.yaml").is_file() and \
+            not (CONFIG_DIR / "model_dataset" / f"{name}_synth_beer.yaml").is_file():
+        # no preset for this model: the composed model section is its configuration class's defaults
+        assert resolve_specs(default).model == validate("model", {"name": name}, "model")
+
+
+@pytest.mark.parametrize("name", registry.available("model"))
+def test_recommended_recipe_composes_for_every_model_or_says_which_have_one(name):
+    if name in models_with_recipe("recommended"):
+        assert resolve_specs(compose_config([f"model={name}", "recipe=recommended"])).model["name"] == name
+        return
+    with pytest.raises(ConfigError, match=rf"no recommended recipe for model={name} \(models with one: dr, fr, grat\)"):
+        resolve_specs(compose_config([f"model={name}", "recipe=recommended"]))
+
+
+@pytest.mark.parametrize("name", sorted(RECOMMENDED))
+def test_recommended_changes_exactly_what_the_table_says(name):
+    reference, recommended = flat(model_section(f"model={name}")), flat(model_section(f"model={name}",
+                                                                                       "recipe=recommended"))
+    changed = {key: value for key, value in recommended.items() if reference.get(key) != value}
+    assert changed == RECOMMENDED[name]
+
+
+def test_grat_recommended_is_every_named_option_and_its_parts_as_if_chosen_by_group():
+    chosen = model_section("model=grat", "model/losses/match=jsd", "model/guider=additive")
+    recommended = model_section("model=grat", "recipe=recommended")
+    assert recommended["losses"]["match"] == chosen["losses"]["match"]
+    assert recommended["guider"] == chosen["guider"]
+    assert recommended["losses"]["match"]["name"] == "jsd" and recommended["guider"]["name"] == "additive"
+    expected = {"guide_target_mean": "valid", "predictor_pool": "kept", "shared_norm": False,
+                "encoder_dropout": None, "shared_embeddings": False, **PACKED}
+    assert {key: recommended[key] for key in expected} == expected
+    assert recommended["selector"]["dropout"] == 0
+    guide = recommended["losses"]["guide"]
+    assert guide["logit"] == "log_odds" and guide["average"] == "valid"
+    assert {recommended["losses"][t]["padding"] for t in ("sparsity", "continuity")} == {"excluded"}
+
+
+def test_the_recipe_leaves_the_schedule_and_a_later_override_wins():
+    cfg = compose_config(["model=fr", "recipe=recommended", "model.lr=0.01", "trainer.max_epochs=3"])
+    assert cfg.model.lr == 0.01 and cfg.trainer.max_epochs == 3
+    assert cfg.trainer == compose_config(["model=fr", "trainer.max_epochs=3"]).trainer
+
+
+def test_a_run_recorded_before_recipes_existed_still_resolves():
+    container = OmegaConf.to_container(compose_config(["model=fr"]), resolve=True)
+    del container["recipe"]
+    assert resolve_specs(container).model["name"] == "fr"
+
+
+def test_help_offers_the_recipes_and_not_the_files_they_choose():
+    from pyhighlights.config.hydra_schema import help_text
+
+    text = help_text("<config>")
+    assert "  recipe: recommended, reference\n" in text and "recipe_model" not in text
