@@ -14,9 +14,11 @@ on the ``tuning`` corpora; the table reports the ``held-out`` ones, which no cho
 
 Each cell is ``python scripts/train.py model=M recipe=R dataset=... seed=N`` into
 ``<out>/cells/<model>/<recipe>/<corpus>/seed<N>``; a cell whose directory holds a finished run is not run
-again (rerunning the command resumes the grid), an unfinished one is resumed in place. Corpora are written
-once into ``<out>/corpora/<name>`` (the same arguments give the same bytes). Hydra overrides after ``--``
-go to every cell.
+again (rerunning the command resumes the grid), an unfinished one is resumed in place. Each cell's command is
+recorded beside it (``seed<N>.command.json``): a rerun with other settings (corpus sizes, overrides) refuses the
+cell instead of mixing results of two settings in one table. Corpora are written once into
+``<out>/corpora/<name>`` (the same arguments give the same bytes). Hydra overrides after ``--`` go to every
+cell. The command exits 1 when a cell failed (its log is beside it).
 """
 from __future__ import annotations
 
@@ -47,8 +49,8 @@ def corpus(role, name, layout, seed, correlation, rate, lengths, aspect):
             "rate": rate, "lengths": lengths, "aspect": aspect}
 
 
-# Generator seeds 1-9 are tuning corpora, 10 and up held out. The held-out cells mirror the issue's comparison:
-# Lei-layout Beer at a 6 % human rate (appearance, palate), the same with correlation 0.9, Hotel service.
+# Generator seeds 1-9 are tuning corpora, 10 and up held out: Lei-layout Beer at a 6 % human rate (appearance,
+# palate), the same with correlation 0.9, Hotel service, and short R2A reviews at a 15 % rate.
 CORPORA = [
     corpus("tuning", "tune_beer_appearance", "lei", 1, 0.0, 6, LONG, 0),
     corpus("tuning", "tune_r2a_palate_corr05", "beer_r2a", 2, 0.5, 11, LONG, 2),
@@ -87,24 +89,55 @@ def finished(cell: Path) -> bool:
         return False
 
 
-def run_cell(cell: Path, model: str, recipe: str, spec: dict, data_dir: Path, seed: int, extra: list[str]) -> None:
-    where = f"resume={cell}" if (cell / "status.json").is_file() else f"hydra.run.dir={cell}"
-    command = [sys.executable, str(ROOT / "scripts" / "train.py"), f"model={model}", f"recipe={recipe}",
-               f"dataset={DATASET[spec['layout']]}", f"dataset.data_dir={data_dir}", f"dataset.aspect={spec['aspect']}",
-               f"seed={seed}", *BUDGET, *MODEL_BUDGET.get(model, []), *extra, where]
-    cell.parent.mkdir(parents=True, exist_ok=True)
+def cell_overrides(model: str, recipe: str, spec: dict, data_dir: Path, seed: int, extra: list[str]) -> list[str]:
+    return [f"model={model}", f"recipe={recipe}", f"dataset={DATASET[spec['layout']]}", f"dataset.data_dir={data_dir}",
+            f"dataset.aspect={spec['aspect']}", f"seed={seed}", *BUDGET, *MODEL_BUDGET.get(model, []), *extra]
+
+
+def recorded_command(cell: Path, overrides: list[str]) -> None:
+    """Record ``overrides`` beside ``cell``, or refuse a cell recorded with others."""
+    record = cell.parent / f"{cell.name}.command.json"
+    if record.is_file():
+        before = json.loads(record.read_text())
+        if before != overrides:
+            changed = sorted(set(before) ^ set(overrides))
+            raise SystemExit(f"{record}: the cell {cell} was run with other settings (differing: {changed}); "
+                             f"use another --out, or delete the cell and its record to run it again")
+    elif cell.exists():
+        raise SystemExit(f"{cell} exists but has no {record.name}: not a cell of this protocol; use another --out")
+    else:
+        cell.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(overrides, indent=1) + "\n", encoding="utf-8")
+
+
+def run_cell(cell: Path, overrides: list[str]) -> bool:
+    """Train (or resume) ``cell``; whether it finished."""
+    train = [sys.executable, str(ROOT / "scripts" / "train.py")]
+    # a resumed run takes its settings from its own directory, which refuses any other override
+    command = [*train, f"resume={cell}"] if (cell / "status.json").is_file() else \
+        [*train, *overrides, f"hydra.run.dir={cell}"]
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     with open(cell.parent / f"{cell.name}.log", "a", encoding="utf-8") as log:
         code = subprocess.call(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     if code != 0:
         print(f"cell {cell} failed (exit {code}); see {cell.parent / (cell.name + '.log')}", file=sys.stderr)
+    return code == 0
 
 
 def score(cell: Path, metric: str) -> float | None:
     if not finished(cell):
         return None
     return json.loads((cell / "results.json").read_text())["summary"][metric]["mean"]
+
+
+def known_metric(out: Path, metric: str) -> None:
+    """Refuse a ``--metric`` that a finished cell's results.json does not report."""
+    for results in sorted(out.glob("cells/*/*/*/seed*/results.json")):
+        summary = json.loads(results.read_text())["summary"]
+        if metric not in summary:
+            raise SystemExit(f"--metric {metric}: not in {results}; it reports {', '.join(sorted(summary))}")
+        return
 
 
 def table(out: Path, models, recipes, corpora, seeds, metric: str) -> str:
@@ -154,6 +187,7 @@ def main(argv=None) -> str:
     models, recipes = args.models.split(","), args.recipes.split(",")
     seeds = [int(s) for s in args.seeds.split(",")]
     sizes = {"n_train": args.n_train, "n_heldout": args.n_heldout, "n_test": args.n_test}
+    failed = []
     if not args.table_only:
         for spec in corpora:
             data_dir = corpus_dir(args.out, spec, sizes)
@@ -161,15 +195,21 @@ def main(argv=None) -> str:
                 for recipe in recipes:
                     for seed in seeds:
                         cell = args.out / "cells" / model / recipe / spec["name"] / f"seed{seed}"
+                        overrides = cell_overrides(model, recipe, spec, data_dir, seed, args.extra)
+                        recorded_command(cell, overrides)
                         if finished(cell):
                             print(f"skip {cell} (finished)")
                             continue
                         print(f"run {cell}", flush=True)
-                        run_cell(cell, model, recipe, spec, data_dir, seed, args.extra)
+                        if not run_cell(cell, overrides):
+                            failed.append(cell)
+    known_metric(args.out, args.metric)
     text = table(args.out, models, recipes, corpora, seeds, args.metric)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "table.md").write_text(text + "\n", encoding="utf-8")
     print(text)
+    if failed:
+        raise SystemExit(f"{len(failed)} cell(s) failed: {', '.join(map(str, failed))}")
     return text
 
 

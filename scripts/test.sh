@@ -64,11 +64,15 @@ fi
 # replaces it with `-m "slow or not slow"` (one run: neither worker waits at the end of one set for the other's last
 # test); an -m among the arguments comes later and wins. The 25 slowest tests are listed at the end.
 marker=()
-if [ "${1:-}" = "--all" ]; then
-    shift
-    marker=(-m "slow or not slow")
-fi
-OMP_NUM_THREADS=1 "$PYTHON" -m pytest -q -n 2 --durations=25 "${marker[@]}" "$@"
+arguments=()
+for argument in "$@"; do
+    if [ "$argument" = "--all" ]; then
+        marker=(-m "slow or not slow")
+    else
+        arguments+=("$argument")
+    fi
+done
+OMP_NUM_THREADS=1 "$PYTHON" -m pytest -q -n 2 --durations=25 "${marker[@]}" "${arguments[@]}"
 status=$?
 [ "$status" -eq 5 ] && exit 0  # the arguments selected no test
 exit "$status"

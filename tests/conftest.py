@@ -68,7 +68,8 @@ def _plots_only_where_checked(request, monkeypatch):
 # The files that take the most CPU, costliest first. They run first, so that with ``-n 2`` the last test to
 # finish is a short one rather than a minute-long training that one worker runs while the other waits
 # (with the work-stealing schedule set below: the first worker's queue starts with them).
-# Whole files move (their order inside is kept), so a module-scoped fixture is still set up once.
+# Whole files move (their order inside is kept), so a module-scoped fixture is set up once per worker that runs
+# part of the file, as in any xdist run.
 LONG_FIRST = (
     "tests/family/test_family_learns.py",
     "tests/models/test_grat_learns.py",

@@ -24,6 +24,7 @@ import random
 from pathlib import Path
 
 from pyhighlights.data.lei_format import format_annotation_line, format_review_line
+from pyhighlights.data.preprocess import binarize_score
 from pyhighlights.data.r2a import R2A_ASPECTS
 from pyhighlights.data.synthetic_reviews import ASPECT_SHARE, SyntheticReview, generate_review
 
@@ -31,14 +32,11 @@ LAYOUTS = ("lei", "beer_r2a", "hotel")
 ASPECTS = 3  # the aspects with their own training files (appearance/look/location, ...)
 
 
-def _label(score: float) -> int | None:
-    return 0 if score <= 0.4 else 1 if score >= 0.6 else None
-
 
 def _tsv(reviews: list[SyntheticReview], aspect: int, rationale: bool) -> str:
     rows = ["label\ttext\trationale" if rationale else "label\ttext"]
     for review in reviews:
-        label = _label(review.scores[aspect])
+        label = binarize_score(review.scores[aspect])
         if label is None:
             continue
         row = f"{label}\t{' '.join(review.tokens)}"
@@ -53,7 +51,7 @@ def _tsv(reviews: list[SyntheticReview], aspect: int, rationale: bool) -> str:
 
 def _human_rate(reviews: list[SyntheticReview], aspect: int) -> float:
     """The share of the annotated tokens of ``aspect`` over the reviews a loader keeps (not middle-rated)."""
-    kept = [r for r in reviews if _label(r.scores[aspect]) is not None]
+    kept = [r for r in reviews if binarize_score(r.scores[aspect]) is not None]
     marked = sum(end - start for r in kept for start, end in r.spans[aspect])
     return marked / max(1, sum(len(r.tokens) for r in kept))
 

@@ -6,8 +6,8 @@ in one thread, so a candidate scores the same in any worker and in this process.
 numpy generator whose state is saved with each generation. A search stopped anywhere and resumed from its latest
 ``generation-NNNN.pt`` therefore ends with the same population and scores as one that ran through.
 
-Parallelism: a ``torch.multiprocessing`` pool (forked on CPU, spawned for CUDA) of ``model.search_workers`` processes, each given the model
-and the batches once and a device of its own (one visible GPU per worker, round robin, when scoring on CUDA). A
+Parallelism: a ``torch.multiprocessing`` pool (forked on CPU, spawned for CUDA) of ``model.search_workers``
+processes, each given the model and the batches once and a device of its own (one visible GPU per worker, round robin, when scoring on CUDA). A
 process pool, not an evolutionary library: the operators are a few lines (pyhighlights/components/genetic.py),
 while what costs time is training a predictor per candidate, which a library's evaluator would run through the
 same kind of pool; evotorch and deap would add a dependency without removing any of this code.
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import math
 import re
 from pathlib import Path
 
@@ -72,6 +71,9 @@ def score_candidate(model, genes: np.ndarray, seed: int, train_batches, dev_batc
                     words = batch.word_mask.to(mask.dtype)
                     rate += float(((mask * words).sum(1) / words.sum(1).clamp(min=1)).sum())
                     documents += batch.size
+        if documents == 0:
+            raise ValueError("GenSPP scores each candidate on the corpus's validation split, which is empty here: "
+                             "choose a corpus with validation documents")
         ce, rate = ce / documents, rate / documents
         return {"ce": ce, "sparsity": rate, "fitness": genetic.fitness(ce, rate, settings["ce_limit"]),
                 "predictor": model.predictor_state()}
@@ -243,8 +245,6 @@ def _next_generation(state: dict, scorer, seed: int, std, crossover, survival, s
 def _generation_state(generation, chromosomes, scored, predictors, seeds, rng, fingerprint, history) -> dict:
     """The population after ``generation`` as a checkpoint: tensors, plain numbers and the rng state only."""
     fitness = [float(r["fitness"]) for r in scored]
-    if not all(math.isfinite(v) for v in fitness):
-        raise ValueError(f"GenSPP search: non-finite fitness in generation {generation}")
     best = best_index(fitness)
     if predictors[best] is None:
         raise AssertionError("GenSPP search: the best candidate's predictor was not kept")

@@ -42,3 +42,28 @@ def test_one_tiny_cell_runs_is_tabled_and_is_skipped_on_a_rerun(tmp_path, monkey
 def test_an_unknown_corpus_name_is_refused_with_the_known_ones(tmp_path):
     with pytest.raises(SystemExit, match="--corpora: unknown \\['nope'\\]; known: tune_beer_appearance"):
         protocol().main(["--out", str(tmp_path), "--corpora", "nope"])
+
+
+def test_a_cell_run_with_other_settings_is_refused_naming_its_record(tmp_path):
+    module = protocol()
+    cell = tmp_path / "cells" / "fr" / "recommended" / "beer_appearance" / "seed0"
+    module.recorded_command(cell, ["model=fr", "trainer.max_epochs=4"])
+    module.recorded_command(cell, ["model=fr", "trainer.max_epochs=4"])  # the same settings: accepted
+    with pytest.raises(SystemExit, match=r"seed0.command.json: the cell .* was run with other settings \(differing: "
+                                         r"\['trainer.max_epochs=1', 'trainer.max_epochs=4'\]\)"):
+        module.recorded_command(cell, ["model=fr", "trainer.max_epochs=1"])
+    stray = tmp_path / "cells" / "fr" / "recommended" / "beer_appearance" / "seed1"
+    stray.mkdir()
+    with pytest.raises(SystemExit, match="seed1 exists but has no seed1.command.json"):
+        module.recorded_command(stray, ["model=fr"])
+
+
+def test_an_unfinished_cell_is_resumed_from_its_own_settings_and_a_failure_is_reported(tmp_path, monkeypatch):
+    module = protocol()
+    cell = tmp_path / "seed0"
+    (cell).mkdir()
+    (cell / "status.json").write_text('{"state": "running"}')
+    commands = []
+    monkeypatch.setattr(subprocess, "call", lambda command, **kwargs: commands.append(command) or 3)
+    assert module.run_cell(cell, ["model=fr", "seed=0"]) is False
+    assert commands[0][1:] == [str(ROOT / "scripts" / "train.py"), f"resume={cell}"]

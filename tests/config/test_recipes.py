@@ -92,8 +92,10 @@ def test_grat_recommended_is_every_named_option_and_its_parts_as_if_chosen_by_gr
 
 
 def test_the_recipe_leaves_the_schedule_and_a_later_override_wins():
-    cfg = compose_config(["model=fr", "recipe=recommended", "model.lr=0.01", "trainer.max_epochs=3"])
-    assert cfg.model.lr == 0.01 and cfg.trainer.max_epochs == 3
+    # the recipe sets FR's lr to 0.01; the command line's 0.003 comes later and wins
+    cfg = compose_config(["model=fr", "recipe=recommended", "model.lr=0.003", "trainer.max_epochs=3"])
+    assert compose_config(["model=fr", "recipe=recommended"]).model.lr == 0.01
+    assert cfg.model.lr == 0.003 and cfg.trainer.max_epochs == 3
     assert cfg.trainer == compose_config(["model=fr", "trainer.max_epochs=3"]).trainer
 
 

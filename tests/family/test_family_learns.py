@@ -148,7 +148,7 @@ PARAMS = [pytest.param(name, seed, id=f"{name}-{seed}", marks=[pytest.mark.slow]
 
 
 # models without the sparsity and continuity terms: the common settings but those terms' weights and target
-OWN_COMMON = {"spectra": COMMON[:4]}
+OWN_COMMON = {"spectra": ("layout=packed", "backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=32")}
 
 
 @pytest.mark.parametrize(("name", "seed"), PARAMS)

@@ -161,3 +161,10 @@ def test_selector_path_stays_in_eval_mode(model):
     model.train()
     assert not any(m.training for part in model.selector_path() for m in part.modules())
     assert model.predictor_encoder.training
+
+
+def test_a_search_over_several_processes_is_refused_naming_the_setting(family_tiny_dir):
+    from pyhighlights.config.resolve import ConfigError
+
+    with pytest.raises(ConfigError, match=r"model=genspp searches in one process: set trainer.devices=1"):
+        experiment(family_tiny_dir, "genspp", "model.pad_to=null", "trainer.devices=2", "trainer.strategy=ddp_spawn")
