@@ -90,7 +90,7 @@ def test_bad_overrides_exit_with_the_field_named(tiny_beer_dir, tmp_path, overri
     ("model.selector.temprature=0.5", "model.selector.temprature: unknown field of selector 'gumbel'; "
                                       "fields: dropout, evaluation, temperature; did you mean temperature?"),
     ("modle.lr=0.1", "modle.lr: unknown field of the config; fields: backbone, dataset, embeddings, logger, "
-                     "model, resume, seed, seeds, trainer; did you mean model?"),
+                     "model, recipe, resume, seed, seeds, trainer; did you mean model?"),
 ])
 def test_a_misspelt_field_exits_2_in_one_line_naming_the_fields(tmp_path, override, names):
     result = run_script(SCRIPT.name, override, cwd=tmp_path, timeout=300)

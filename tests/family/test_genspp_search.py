@@ -22,7 +22,7 @@ SMALL = ("model.pad_to=null", "model.population_size=4", "model.generations=5", 
 
 RUN = """
 import sys
-sys.path.insert(0, {tests!r})
+sys.path[:0] = [{tests!r}, {tests_root!r}]  # family_helpers, and the test helpers it imports
 import lightning.pytorch as pl
 from family_helpers import experiment
 from pyhighlights.models.genspp_search import search
@@ -66,7 +66,8 @@ def test_killed_search_resumes_to_the_uninterrupted_result(family_tiny_dir, tmp_
                                                               weights_only=True)["chromosomes"])
 
     killed = tmp_path / "killed"
-    script = RUN.format(tests=str(Path(__file__).parent), data=str(family_tiny_dir), directory=str(killed),
+    script = RUN.format(tests=str(Path(__file__).parent), tests_root=str(Path(__file__).parents[1]),
+                        data=str(family_tiny_dir), directory=str(killed),
                         overrides=[*SMALL, "model.search_workers=2"])
     # the third generation file (founders, 1, 2) is in place when the process is killed
     env = {**os.environ, VARIABLE: "search_generation:3", "OMP_NUM_THREADS": "1"}
