@@ -18,6 +18,7 @@ whatever the multiplier's size, while the task's gradient is still noise (and is
 sample is exactly 0 or 1); once most gates sit at 0 the task gradient cannot bring them back.
 """
 import pytest
+from learning_seeds import seed_params
 
 from pyhighlights.config.compose import compose_config
 from pyhighlights.training.run import run
@@ -29,7 +30,7 @@ SETTINGS = ["model=hardkuma", "layout=packed", "backbone.hidden_size=64", "embed
             "model.losses.continuity.multiplier_init=0.001"]
 
 
-@pytest.mark.parametrize("seed", (0, 1, 2))
+@pytest.mark.parametrize("seed", seed_params())
 def test_hardkuma_learns_synthetic_beer(short_learnable_beer_dir, tmp_path, seed):
     cfg = compose_config(["dataset=beer", f"dataset.data_dir={short_learnable_beer_dir}", *SETTINGS, f"seed={seed}"])
     metrics = run(cfg, tmp_path / "run")["seeds"][str(seed)]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import lightning.pytorch as pl
 import pytest
+from learning_seeds import seed_params
 
 from learning_stop import thresholds, train_until_learned
 
@@ -55,7 +56,7 @@ def train_and_test(data_dir, seed: int) -> list[dict]:
     return scores
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", seed_params())
 def test_grat_learns(short_learnable_beer_dir, seed):
     scores = train_and_test(short_learnable_beer_dir, seed)
     metrics, trained = scores[-1], f"after {len(scores)} of {EPOCHS} epochs"

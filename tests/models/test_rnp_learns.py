@@ -5,12 +5,13 @@ Corpus: ``short_learnable_beer_dir`` (see ``write_short_learnable_beer`` in pyhi
 ~0.16). Every seed must pass: seeds stand in for CPUs, whose float rounding differs.
 """
 import pytest
+from learning_seeds import seed_params
 
 from pyhighlights.config.compose import compose_config
 from pyhighlights.training.run import run
 
 
-@pytest.mark.parametrize("seed", (0, 1, 2))
+@pytest.mark.parametrize("seed", seed_params())
 def test_rnp_learns_synthetic_beer(short_learnable_beer_dir, tmp_path, seed):
     # BiGRU 64 over 64d embeddings, batch 64, 6 epochs = 66 steps, scored from the best validation checkpoint
     # as a normal run is. Batches of 64: on one thread a recurrent step costs little more than one of 32 (its
