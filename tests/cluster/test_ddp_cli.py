@@ -84,8 +84,11 @@ def assert_close(a, b, name: str) -> None:
     assert (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6), (name, a, b)
 
 
-# Plain ddp re-launches the script per rank; it costs another start-up, so it runs with the slow tests.
-@pytest.mark.parametrize("strategy", ["ddp_spawn", pytest.param("ddp", marks=pytest.mark.slow)])
+# Two training processes started from the command line (a minute or more of CPU each way; plain ddp re-launches the
+# script per rank), so both run with the slow tests; tests/family/test_family_ddp.py compares DDP with one process
+# for every model in the default set.
+@pytest.mark.slow
+@pytest.mark.parametrize("strategy", ["ddp_spawn", "ddp"])
 def test_two_processes_write_one_run_equal_to_one_process_on_the_global_batches(tiny_beer_dir, tmp_path, reference,
                                                                                strategy):
     one_dir, test_ids = reference

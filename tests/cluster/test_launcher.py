@@ -20,6 +20,7 @@ def script(name: str, *args: str, env: dict | None = None) -> subprocess.Complet
     return run_script(name, *args, env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})})
 
 
+@pytest.mark.slow  # a sweep of command-line runs through Hydra's launcher, each a fresh process: a minute of CPU
 def test_local_launcher_sweep_and_report(tiny_beer_dir, tmp_path):
     sweep = tmp_path / "sweep"
     result = script("train.py", "-m", "hydra/launcher=local", "seed=0,1",
