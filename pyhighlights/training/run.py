@@ -105,6 +105,12 @@ class Experiment:
         self.specs = specs
         self.warnings: list[dict[str, Any]] = []  # divergence warnings of the last seed trained
         self.settings = trainer_settings(specs.trainer)
+        # refused before the corpus is read
+        model_class = registry.entry("model", specs.model["name"]).component
+        if hasattr(model_class, "search_before_fit") and self.settings.devices * self.settings.num_nodes > 1:
+            # every process would run the whole search; its candidates are spread by model.search_workers instead
+            raise ConfigError(f"model={specs.model['name']} searches in one process: set trainer.devices=1 and "
+                              f"trainer.num_nodes=1 (model.search_workers scores its candidates in parallel)")
         torch.set_num_threads(self.settings.threads())
         self.source = build("dataset", specs.dataset)
         self.corpus = self.source.load()
@@ -112,11 +118,6 @@ class Experiment:
 
         check_trainable(self.corpus)
         check_shardable(self.corpus, self.settings.devices * self.settings.num_nodes, self.settings.batch_size)
-        model_class = registry.entry("model", specs.model["name"]).component
-        if hasattr(model_class, "search_before_fit") and self.settings.devices * self.settings.num_nodes > 1:
-            # every process would run the whole search; its candidates are spread by model.search_workers instead
-            raise ConfigError(f"model={specs.model['name']} searches in one process: set trainer.devices=1 and "
-                              f"trainer.num_nodes=1 (model.search_workers scores its candidates in parallel)")
         self.inputs = prepare_inputs(self.corpus, specs.backbone, specs.embeddings)
         self.backbone_factory = BackboneFactory(specs.backbone, **self.inputs.backbone_runtime)
         log.info("%s", corpus_summary(self.corpus))
