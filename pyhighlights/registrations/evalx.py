@@ -1,5 +1,5 @@
 """EVAL-X (Jethani et al., 2021): the evaluator trained on random masks, and a selector trained against it."""
-from pyhighlights.models import evalx
+from pyhighlights.models.selection import evalx
 from pyhighlights.registry import register
 
 register("model", "evalx", evalx.EVALXConfig, evalx.EVALX)

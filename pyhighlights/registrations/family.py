@@ -1,6 +1,6 @@
 """The SPP family, part 1: FR, DR, MGR, MCD, DAR, MRD, N2R (and the KL and norm loss terms they use)."""
 from pyhighlights.components import losses
-from pyhighlights.models import dar, dr, fr, mcd, mgr, mrd, n2r
+from pyhighlights.models.liu_family import dar, dr, fr, mcd, mgr, mrd, n2r
 from pyhighlights.registry import register
 
 register("loss", "kl", losses.KLConfig, losses.KLTerm)

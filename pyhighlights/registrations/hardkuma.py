@@ -1,6 +1,6 @@
 """HardKuma (Bastings et al., 2019): its gate, its two constraint terms and the model."""
 from pyhighlights.components import hardkuma, hardkuma_losses
-from pyhighlights.models import hardkuma as hardkuma_model
+from pyhighlights.models.selection import hardkuma as hardkuma_model
 from pyhighlights.registry import register
 
 register("selector", "hardkuma", hardkuma.HardKumaSelectorConfig, hardkuma.HardKumaSelector)

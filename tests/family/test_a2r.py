@@ -11,7 +11,7 @@ from family_helpers import experiment, same, snapshot, trainer
 
 from pyhighlights.components.agreement import SymmetricKLTerm, TwoSidedJSDTerm
 from pyhighlights.components.selectors import Selection
-from pyhighlights.models.a2r import attention_pool, masked_attention
+from pyhighlights.models.baselines.a2r import attention_pool, masked_attention
 
 
 def test_symmetric_kl_by_hand_and_both_sides_move():

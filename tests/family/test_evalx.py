@@ -9,7 +9,7 @@ import pytest
 import torch
 from family_helpers import SHORT_PADDING, Recorder, experiment, snapshot, same, trainer
 
-from pyhighlights.models.evalx import random_keep_mask
+from pyhighlights.models.selection.evalx import random_keep_mask
 
 
 def test_random_masks_are_uniform_over_the_subsets_of_the_real_words():

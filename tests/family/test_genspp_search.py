@@ -14,7 +14,7 @@ import torch
 from family_helpers import experiment
 
 from pyhighlights.faults import VARIABLE
-from pyhighlights.models.genspp_search import latest_generation, search
+from pyhighlights.models.selection.genspp_search import latest_generation, search
 
 #: A search small enough for seconds: four candidates, a 4-unit GRU, one predictor epoch, five generations.
 SMALL = ("model.pad_to=null", "model.population_size=4", "model.generations=5", "model.predictor_epochs=1",
@@ -25,7 +25,7 @@ import sys
 sys.path[:0] = [{tests!r}, {tests_root!r}]  # family_helpers, and the test helpers it imports
 import lightning.pytorch as pl
 from family_helpers import experiment
-from pyhighlights.models.genspp_search import search
+from pyhighlights.models.selection.genspp_search import search
 exp = experiment({data!r}, "genspp", *{overrides!r})
 pl.seed_everything(0, verbose=False)
 model = exp.model()

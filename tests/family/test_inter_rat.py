@@ -11,7 +11,7 @@ from reference_draws import fixed_draws
 from pyhighlights.components.confounders import ClassEmbeddings
 from pyhighlights.components.document_terms import DocumentContinuityTerm, DocumentSparsityTerm
 from pyhighlights.components.losses import ContinuityTerm, SparsityTerm
-from pyhighlights.models.inter_rat import sum_per_kept
+from pyhighlights.models.baselines.inter_rat import sum_per_kept
 
 D = torch.float64
 

@@ -10,7 +10,7 @@ from family_helpers import experiment, snapshot, same, trainer
 from reference_steps import small_model
 
 from pyhighlights.components.policy import PolicyGradientTerm, PolicySelector, policy_log_probs
-from pyhighlights.models.three_player import count_penalties, game_reward
+from pyhighlights.models.baselines.three_player import count_penalties, game_reward
 
 WORDS = torch.tensor([[1.0, 1, 1, 1, 1, 0], [1, 1, 1, 1, 1, 1]])
 MASK = torch.tensor([[1.0, 1, 0, 0, 1, 0], [0, 0, 0, 0, 1, 1]])

@@ -10,7 +10,7 @@ from family_helpers import SHORT_PADDING, experiment, same, snapshot, soft_keep,
 
 from pyhighlights.components import selectors
 from pyhighlights.components.losses import kl_divergence
-from pyhighlights.models.mrd import remainder
+from pyhighlights.models.liu_family.mrd import remainder
 
 
 def grads(modules):

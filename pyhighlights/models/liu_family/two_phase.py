@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from pyhighlights.data.batch import Batch
-from pyhighlights.models.liu_family import LiuFamilyConfig
+from pyhighlights.models.liu_family.shared import LiuFamilyConfig
 from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.models.rnp import RNP
 from pyhighlights.registry import Param

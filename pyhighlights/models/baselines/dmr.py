@@ -7,7 +7,7 @@ name below.
 A rationale should look like its full text to the classifier that reads it: its features (the classifier's
 pooled states) should be distributed as the full text's, and its predicted class distribution as that of a
 teacher trained on the full text. The reference builds this on the class-wise game of CAR (Chang et al.,
-NeurIPS 2019; ``core/model.py TargetRNN``), and so do we: :class:`DMR` is CAR's :class:`~pyhighlights.models.car.ClasswiseGame`
+NeurIPS 2019; ``core/model.py TargetRNN``), and so do we: :class:`DMR` is CAR's :class:`~pyhighlights.models.baselines.car.ClasswiseGame`
 (its players, their one-hots, the factual explanation, TF1's Adam) with a teacher, the discriminator's matching
 terms and the reference's two steps a batch:
 
@@ -73,7 +73,7 @@ from torch import nn
 from pyhighlights.components.selectors import Selection
 from pyhighlights.data.batch import Batch
 from pyhighlights.models.base import SELECTION_OUTPUTS, OptimConfig, SPPModel
-from pyhighlights.models.car import ClasswiseGame
+from pyhighlights.models.baselines.car import ClasswiseGame
 from pyhighlights.models.mechanics import AuxiliaryPretraining
 from pyhighlights.models.phases import Phase
 from pyhighlights.registry import Param, registration_key as key

@@ -11,7 +11,7 @@ rationale word is replaced, with a TF-IDF-based probability, by a word drawn fro
 training split when training starts). Validation and test read the rationale without noise
 (``validation_rationale_extractor``, ``test_rationale_extractor``: the plain ``RationaleExtractor``).
 
-Here it is our A2R (:mod:`pyhighlights.models.a2r`: selector slot, soft attention predictor, hard predictor,
+Here it is our A2R (:mod:`pyhighlights.models.baselines.a2r`: selector slot, soft attention predictor, hard predictor,
 alternating steps) with the noise before the hard predictor, in both steps (the reference draws one noisy
 rationale per batch and both losses read it). Defaults from ``run_words.py``: ``--noise_p 0.1``;
 ``--bb_lr`` and ``--rp_lr`` 2e-5; ``--proximity 0.1``, the weight of ``js_div`` in both losses (the
@@ -37,7 +37,7 @@ import torch
 from cinnamon.registry import RegistrationKey
 
 from pyhighlights.components.noise_injection import NoiseInjection
-from pyhighlights.models.a2r import A2R, A2RConfig
+from pyhighlights.models.baselines.a2r import A2R, A2RConfig
 from pyhighlights.registry import Param, registration_key as key
 
 

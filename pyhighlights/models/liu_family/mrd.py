@@ -44,8 +44,8 @@ from __future__ import annotations
 from cinnamon.registry import RegistrationKey
 
 from pyhighlights.models.base import SELECTION_OUTPUTS
-from pyhighlights.models.liu_family import liu_losses
-from pyhighlights.models.two_phase import TwoPhaseConfig, TwoPhaseModel
+from pyhighlights.models.liu_family.shared import liu_losses
+from pyhighlights.models.liu_family.two_phase import TwoPhaseConfig, TwoPhaseModel
 from pyhighlights.registry import Param, registration_key as key
 
 

@@ -52,7 +52,7 @@ from torch import nn
 from pyhighlights.components import selectors
 from pyhighlights.components.selectors import Selection, deterministic_mask
 from pyhighlights.models.base import SPPModel
-from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
+from pyhighlights.models.liu_family.shared import LiuFamilyConfig, liu_losses
 from pyhighlights.models.mechanics import part_optimizer
 from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.registry import Param

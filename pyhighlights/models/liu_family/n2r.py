@@ -26,7 +26,7 @@ both parts (``--dis_lr 0``; one Adam with a group per part, which is two Adams),
 CE weight 0.9 (``--cls_lambda``), λn 1 (``--mochang_lambda``; ``--mochang_loss`` is read by no code, the
 term is always the log); LayerNorm on the selector path only (``layernorm1``: ``layer_norm: selector``),
 dropout 0.2 only before each head; the predictor max-pools over every real word; a Gumbel sample also at
-evaluation; the family's encoder and batching (:mod:`pyhighlights.models.liu_family`). The README's
+evaluation; the family's encoder and batching (:mod:`pyhighlights.models.liu_family.shared`). The README's
 published runs are ``experiment=n2r_beer_appearance`` (N2R+RNP) and ``experiment=n2r_alone_beer_appearance``.
 
 Departures, each a named option: ``losses.sparsity.padding=excluded``, ``losses.continuity.padding=excluded``
@@ -41,8 +41,8 @@ from __future__ import annotations
 from cinnamon.registry import RegistrationKey
 
 from pyhighlights.models.base import SELECTION_OUTPUTS
-from pyhighlights.models.liu_family import liu_losses
-from pyhighlights.models.two_phase import TwoPhaseConfig, TwoPhaseModel
+from pyhighlights.models.liu_family.shared import liu_losses
+from pyhighlights.models.liu_family.two_phase import TwoPhaseConfig, TwoPhaseModel
 from pyhighlights.registry import Param, registration_key as key
 
 

@@ -51,7 +51,7 @@ from cinnamon.registry import RegistrationKey
 from torch import nn
 
 from pyhighlights.models.base import SELECTION_OUTPUTS
-from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
+from pyhighlights.models.liu_family.shared import LiuFamilyConfig, liu_losses
 from pyhighlights.models.mechanics import AuxiliaryPretraining
 from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.models.rnp import RNP

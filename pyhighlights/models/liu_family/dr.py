@@ -34,7 +34,7 @@ group the same way before each step).
 """
 from __future__ import annotations
 
-from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
+from pyhighlights.models.liu_family.shared import LiuFamilyConfig, liu_losses
 from pyhighlights.models.mechanics import global_selection_rate, part_optimizer
 from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.models.rnp import RNP

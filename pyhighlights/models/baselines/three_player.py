@@ -71,7 +71,7 @@ from torch import nn
 from pyhighlights.data.batch import Batch
 from pyhighlights.models.base import SELECTION_OUTPUTS
 from pyhighlights.models.mechanics import global_sums
-from pyhighlights.models.mrd import remainder
+from pyhighlights.models.liu_family.mrd import remainder
 from pyhighlights.models.phases import Phase, PhasedTraining
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, Real, registration_key as key

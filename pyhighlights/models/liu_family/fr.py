@@ -22,7 +22,7 @@ train_share, ``code/run_share_beer.py`` argparse defaults):
 - the predictor max-pools over every real word (``predictor_pool: valid``): the
   dropped words' embeddings are zero but their states are pooled;
 - a Gumbel sample also at evaluation (``selector.evaluation: sample``);
-- the encoder and batching of the family (see :mod:`pyhighlights.models.liu_family`): ``nn.GRU`` over
+- the encoder and batching of the family (see :mod:`pyhighlights.models.liu_family.shared`): ``nn.GRU`` over
   batches padded to 256 (``recurrence: padded``, ``pad_to: 256``), drawn at random (``bucket: false``).
 
 Departures, each a named option: ``losses.sparsity.padding=excluded``,
@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pyhighlights.models.base import SPPModel
-from pyhighlights.models.liu_family import LiuFamilyConfig, liu_losses
+from pyhighlights.models.liu_family.shared import LiuFamilyConfig, liu_losses
 from pyhighlights.models.rnp import path_norms
 from pyhighlights.registry import Param
 

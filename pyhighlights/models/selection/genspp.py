@@ -11,7 +11,7 @@ the rationales' selection rate (:func:`pyhighlights.components.genetic.fitness`)
 every child, a fresh predictor trained for each child, half-elitist survival back to the population size. The
 founders are random selectors, each scored the same way. The search stops after ``generations`` or when
 1 / best fitness falls to ``stop_loss``. The search loop, its per-generation checkpoints and its worker processes
-are :mod:`pyhighlights.models.genspp_search`.
+are :mod:`pyhighlights.models.selection.genspp_search`.
 
 Defaults: the reference's ``genetic/src/utils/config.py``: population 50, 100 generations, selection rate 0.5 (25
 couples, 50 children a generation), mutation probability 1, std 0.05 (0.10 on the selector's output bias, its
@@ -202,6 +202,6 @@ class GenSPP(RNP):
     # --- the search, before Lightning trains ---------------------------------------------
     def search_before_fit(self, datamodule, directory, seed: int, write: bool = True) -> dict:
         """Run (or resume) the genetic search in ``directory``; leaves the best candidate in this model."""
-        from pyhighlights.models.genspp_search import search
+        from pyhighlights.models.selection.genspp_search import search
 
         return search(self, datamodule, directory, seed, write=write)
