@@ -116,6 +116,16 @@ CASES = {  # costliest first, so that under ``-n 2`` the last one to finish is a
     # never reached), one rate for both steps; observed: 0.957-1.000, 0.703-0.844; after the 4th epoch seeds
     # 3 and 4 were at 0.835/0.664 and 0.854/0.599, so all 5 are needed
     "a2r": (["model.lr=0.02", "model.predictor_lr=0.02"], 5, 0.85, 0.55),
+    # EVAL-X: 2 epochs of the evaluator alone on random masks (the selector is still untrained at their ends), then
+    # the selector alone against the frozen evaluator; continuity at the others' weight 1 (the reference has no
+    # such term: at weight 0, with the evaluator in training mode, seeds 3 and 4 ended at 0.896/0.273 and
+    # 0.780/0.293). evaluator_mode=eval (ours): the frozen evaluator read without dropout; in the reference's
+    # training mode the selector learns against a noisy evaluator: seeds 0-4 ended at 0.701-0.902, 0.323-0.725
+    # (seeds 3 and 4 at 0.768/0.357 and 0.701/0.323). Observed after all 6 epochs (14-16 CPU-s a seed): 0.805-0.890
+    # (0.890, 0.805, 0.854, 0.823, 0.817), 0.534-0.756 (0.756, 0.685, 0.738, 0.534, 0.551); after the 5th epoch
+    # seed 3 was at 0.689/0.263 (0.866/0.561, 0.805/0.620, 0.872/0.606 and 0.787/0.447 for the others), so all 6
+    # are needed. With the stop, seeds 0-4 train 5, 4, 4, 6 and 5 epochs (10-13 CPU-s a seed)
+    "evalx": ([*FAST, "model.lr=0.02", "model.evaluator_mode=eval"], 6, 0.7, 0.4),
     # NIR (A2R whose hard predictor reads the rationale with words replaced by noise) with A2R's settings; the
     # noise magnitude (0.1) and the proximity weight (0.1) stay the reference's; observed (10-11 CPU-s a seed):
     # 0.848-0.976 (0.976, 0.927, 0.902, 0.860, 0.848), 0.317-0.642 (0.642, 0.397, 0.584, 0.461, 0.317);
