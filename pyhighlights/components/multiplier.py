@@ -29,6 +29,11 @@ generators, MCD's two phases), averaged over processes; so a batch's loss
 reads the λ of the batches before it (the reference updates λ first, inside
 the loss, from the batch's own violation). The state is plain floats, saved
 in checkpoints.
+
+``warmup`` (ours, default 0): the first ``warmup`` updates drop their
+violation, λ and the average stay put. A threshold-evaluated selector's rate
+lags its sampled rate while the keep probabilities are diffuse; integrating
+that early deficit winds λ up and the rate overshoots once they sharpen.
 """
 from __future__ import annotations
 
