@@ -161,6 +161,11 @@ class SparsityConfig(PaddingConfig):
                               "(the rate of the objective, as the reference); threshold: the share of real words "
                               "with p(keep) >= 0.5, what a threshold evaluation keeps (the model output "
                               "keep_logit), so λ holds the evaluated rate at s")
+    multiplier_warmup: int = Param(
+        0, ge=0, description="constraint mode: the first training batches during which λ stays at multiplier_init "
+                             "and their violations are dropped (0: none). While the keep probabilities are still "
+                             "diffuse the threshold rate lies far below s however much the sample selects, and "
+                             "integrating that deficit winds λ up into an overshoot")
 
 
 class SparsityTerm(LossTerm):
@@ -183,7 +188,7 @@ class SparsityTerm(LossTerm):
     def __init__(self, *, weight: float = 1.0, target: float = 0.15, padding: Padding = "excluded",
                  mode: str = "penalty", multiplier_update: str = "additive", multiplier_lr: float = 0.2,
                  multiplier_init: float = 1e-5, multiplier_decay: float = 0.5, multiplier_max: float = 5.0,
-                 multiplier_rate: str = "threshold", **inputs: str):
+                 multiplier_rate: str = "threshold", multiplier_warmup: int = 0, **inputs: str):
         super().__init__(weight=weight, **inputs)
         self.target, self.padding = target, padding
         if mode not in ("penalty", "constraint"):
@@ -195,7 +200,8 @@ class SparsityTerm(LossTerm):
             from pyhighlights.components.multiplier import RateMultiplier
 
             self.multiplier = RateMultiplier(lr=multiplier_lr, init=multiplier_init, decay=multiplier_decay,
-                                             bound=multiplier_max, update=multiplier_update)
+                                             bound=multiplier_max, update=multiplier_update,
+                                             warmup=multiplier_warmup)
 
     def rate(self, inputs) -> torch.Tensor:
         if self.padding == "counted":

@@ -29,6 +29,11 @@ generators, MCD's two phases), averaged over processes; so a batch's loss
 reads the λ of the batches before it (the reference updates λ first, inside
 the loss, from the batch's own violation). The state is plain floats, saved
 in checkpoints.
+
+``warmup`` (ours, default 0): the first ``warmup`` updates drop their
+violation, λ and the average stay put. A threshold-evaluated selector's rate
+lags its sampled rate while the keep probabilities are diffuse; integrating
+that early deficit winds λ up and the rate overshoots once they sharpen.
 """
 from __future__ import annotations
 
@@ -65,7 +70,9 @@ class RateMultiplier:
     """λ and the moving average of the violation; :meth:`record` violations during a training batch,
     :meth:`update` at the start of the next."""
 
-    def __init__(self, *, lr: float, init: float, decay: float, bound: float, update: Update):
+    def __init__(self, *, lr: float, init: float, decay: float, bound: float, update: Update, warmup: int = 0):
+        if warmup < 0:
+            raise ValueError(f"multiplier warmup: expected a number of training batches >= 0, got {warmup}")
         if update not in ("additive", "multiplicative"):
             raise ValueError(f"multiplier update: expected additive or multiplicative, got {update!r}")
         if update == "multiplicative" and init <= 0:
@@ -73,6 +80,7 @@ class RateMultiplier:
         self.lr, self.decay, self.bound, self.rule = lr, decay, bound, update
         self.value = float(init)
         self.average = 0.0
+        self.warmup, self.steps = int(warmup), 0  # steps: the updates with a violation so far
         self._pending: list[float | torch.Tensor] = []
         self._shared: float | None = None  # a restored checkpoint's pending violation, already averaged
 
@@ -91,6 +99,10 @@ class RateMultiplier:
         violation = self._mean_over_processes()
         if violation is None:
             return False
+        self.steps += 1
+        if self.steps <= self.warmup:
+            # still warming up: the violation is dropped, so neither λ nor the moving average moves
+            return True
         self.average = self.decay * self.average + (1.0 - self.decay) * violation
         if self.rule == "additive":
             self.value = min(max(self.value + self.lr * self.average, -self.bound), self.bound)
@@ -113,7 +125,7 @@ class RateMultiplier:
         """Plain numbers (a checkpoint loads with ``weights_only``): λ, the average, the violations not yet
         folded in. ``shared`` (every process calls it together, as a checkpoint is written): those violations
         as their mean over processes, the one number every process of a resumed run folds in."""
-        state = {"multiplier": self.value, "average": self.average}
+        state = {"multiplier": self.value, "average": self.average, "steps": self.steps}
         if not shared:
             return {**state, "pending": [float(v) for v in self._pending]}
         pending, restored = list(self._pending), self._shared
@@ -123,6 +135,7 @@ class RateMultiplier:
 
     def load_state_dict(self, state: dict) -> None:
         self.value, self.average = float(state["multiplier"]), float(state["average"])
+        self.steps = int(state.get("steps", 0))  # a checkpoint from before warm-up existed counts from 0
         pending = [float(v) for v in state.get("pending", [])]
         if state.get("pending_shared"):
             self._pending, self._shared = [], (pending[0] if pending else None)

@@ -51,6 +51,30 @@ def test_additive_updates_by_hand():
     assert multipliers(term, [0.0] * 20)[-1] < 0
 
 
+def test_warmup_holds_lambda_and_drops_its_violations_by_hand():
+    # warm-up 2, target 0.15, decay 0.5, lr 0.1, λ from 0.3; rates 0.0, 0.0, 0.55, 0.35:
+    #   batches 1-2 (c = -0.15 each): dropped, λ stays 0.3 and the average 0
+    #   c = 0.40: average 0.5·0 + 0.5·0.40 = 0.20, λ = 0.3 + 0.1·0.20 = 0.320
+    #   c = 0.20: average 0.5·0.20 + 0.5·0.20 = 0.20, λ = 0.320 + 0.020 = 0.340
+    term = constraint(multiplier_lr=0.1, multiplier_init=0.3, multiplier_decay=0.5, multiplier_warmup=2)
+    assert multipliers(term, [0.0, 0.0, 0.55, 0.35]) == pytest.approx([0.3, 0.3, 0.320, 0.340], abs=1e-8)
+    # a batch start with nothing recorded (no training step before it) does not count toward the warm-up
+    held = constraint(multiplier_init=0.3, multiplier_warmup=1)
+    losses = LossSet({"sparsity": held})
+    losses.begin_step()
+    losses.begin_step()
+    losses(outputs_at(0.0))
+    assert losses.begin_step()["sparsity_multiplier"] == pytest.approx(0.3)
+    # the count survives a checkpoint: resumed after the warm-up, the next batch moves λ
+    resumed = constraint(multiplier_lr=0.1, multiplier_init=0.3, multiplier_decay=0.0, multiplier_warmup=1)
+    resumed.load_state_dict(held.state_dict())
+    losses = LossSet({"sparsity": resumed})
+    losses(outputs_at(0.55))
+    assert losses.begin_step()["sparsity_multiplier"] == pytest.approx(0.3 + 0.1 * 0.40)
+    with pytest.raises(ValueError, match="warmup"):
+        constraint(multiplier_warmup=-1)
+
+
 def test_multiplicative_updates_by_hand():
     # the reference's rule, λ from 1: λ = exp(0.1·0.20), exp(0.1·0.20)·exp(0.1·0.20), ·exp(0.1·0.05)
     term = constraint(multiplier_update="multiplicative", multiplier_lr=0.1, multiplier_init=1.0,
