@@ -176,8 +176,9 @@ CASES = {  # costliest first, so that under ``-n 2`` the last one to finish is a
     "spectra": (["model.lr=0.01", "model.selector.budget=20", "model.selector.temperature=1",
                  "model.selector.max_iter=10"], 2, 0.8, 0.25),
 }
-SLOW = {"car", "n2r", "dmr", "invrat"}  # 30-55 CPU-s a seed (N2R, DMR: two phases a batch; InvRat: 16
-# epochs): run with -m slow
+# 15-55 CPU-s a seed (CAR, DMR: a generator per class, in turns; N2R: two phases a batch; InvRat: 16 epochs):
+# run with -m slow
+SLOW = {"car", "n2r", "dmr", "invrat"}
 
 
 PARAMS = [pytest.param(name, seed, id=f"{name}-{seed}", marks=seed_marks(seed, slow=name in SLOW))
