@@ -23,10 +23,14 @@ after). The reference's code is not part of this repository.
 """
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
+import torch
 from reference_steps import compare_parameters, padded_batch, small_model, train_steps
+
+from pyhighlights.components.backbones.base import Backbone
 
 
 def reference_namer(shared: bool):
@@ -74,10 +78,38 @@ def check_arguments(specs, a):
     assert (m["recurrence"], m["pad_to"], m["bucket"]) == ("padded", 256, False)
 
 
+@contextlib.contextmanager
+def counting_pool_ties():
+    """Per call of the max-pool, how many (document, feature) pairs have their maximum at more than one position.
+
+    Over 256 padded positions the recurrent states reach a fixed point, so the maximum is often held by several
+    positions exactly. Which of them receives the gradient is then a matter of the last bit of each state, and
+    that last bit can differ between CPUs, on the reference's side as on ours: on one Xeon with AVX-512 the
+    batch-3 pool of one generator held four exact ties and its step-3 gradients came out 2 % away from the
+    recorded ones, while every loss of the three batches agreed to the last bit. A tie after batch 1 makes the
+    step-3 gradient a property of the machine."""
+    ties = []
+    pool = Backbone.pool
+
+    def counting(states, mask):
+        masked = states.detach().masked_fill(~(mask > 0).unsqueeze(-1), torch.finfo(states.dtype).min)
+        ties.append(int(((masked == masked.max(dim=1, keepdim=True).values).sum(dim=1) > 1).sum()))
+        return pool(states, mask)
+
+    Backbone.pool = staticmethod(counting)
+    try:
+        yield ties
+    finally:
+        Backbone.pool = staticmethod(pool)
+
+
 def run(config, extra=()):
     overrides, a = CONFIGS[config]
     model, specs = small_model([*overrides, *extra], reference_namer(a["shared"]))
-    return model, specs, train_steps(model)
+    with counting_pool_ties() as ties:
+        recorder = train_steps(model)
+    recorder.pool_ties = ties  # one entry per generator per batch
+    return model, specs, recorder
 
 
 @pytest.mark.parametrize("config", list(CONFIGS))
@@ -106,8 +138,12 @@ def test_mgr_equals_the_reference_on_a_padded_batch(config):
         head = lr * a["lr_lambda"] * (i + 1) if a["shared"] else lr + lr * a["lr_lambda"] * i
         assert lrs[f"model.gen_list.{i}.4.weight"] == pytest.approx(head, rel=1e-12)
     assert lrs["model.cls.weight_ih_l0"] == pytest.approx(lr / k, rel=1e-12)
+    # Step 1 always (its ties broke as the reference's did on every machine tried); the step-3 gradients and
+    # parameters where this machine's pools held no tie in batches 2 and 3.
+    assert len(recorder.pool_ties) == 3 * k
+    tie_free = not any(recorder.pool_ties[k:])
     compared = compare_parameters(model, recorder, expected["parameters"], reference_namer(a["shared"]),
-                                  lambda r, step: r.grads[step])
+                                  lambda r, step: r.grads[step], step3=tie_free)
     assert compared == len(expected["parameters"])
 
 
