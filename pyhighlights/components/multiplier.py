@@ -30,7 +30,9 @@ reads the λ of the batches before it (the reference updates λ first, inside
 the loss, from the batch's own violation). The state is plain floats, saved
 in checkpoints.
 
-``warmup`` (ours, default 0): the first ``warmup`` updates drop their
+``warmup`` and ``warmup_epochs`` (ours): the first ``warmup`` updates, and
+``warmup_epochs`` epochs' worth of them more (the epoch's length in batches
+is told by :meth:`set_epoch_length` when training starts), drop their
 violation, λ and the average stay put. A threshold-evaluated selector's rate
 lags its sampled rate while the keep probabilities are diffuse; integrating
 that early deficit winds λ up and the rate overshoots once they sharpen.
@@ -70,9 +72,12 @@ class RateMultiplier:
     """λ and the moving average of the violation; :meth:`record` violations during a training batch,
     :meth:`update` at the start of the next."""
 
-    def __init__(self, *, lr: float, init: float, decay: float, bound: float, update: Update, warmup: int = 0):
+    def __init__(self, *, lr: float, init: float, decay: float, bound: float, update: Update, warmup: int = 0,
+                 warmup_epochs: int = 0):
         if warmup < 0:
             raise ValueError(f"multiplier warmup: expected a number of training batches >= 0, got {warmup}")
+        if warmup_epochs < 0:
+            raise ValueError(f"multiplier warmup_epochs: expected a number of epochs >= 0, got {warmup_epochs}")
         if update not in ("additive", "multiplicative"):
             raise ValueError(f"multiplier update: expected additive or multiplicative, got {update!r}")
         if update == "multiplicative" and init <= 0:
@@ -81,8 +86,23 @@ class RateMultiplier:
         self.value = float(init)
         self.average = 0.0
         self.warmup, self.steps = int(warmup), 0  # steps: the updates with a violation so far
+        self.warmup_epochs, self.epoch_length = int(warmup_epochs), None
         self._pending: list[float | torch.Tensor] = []
         self._shared: float | None = None  # a restored checkpoint's pending violation, already averaged
+
+    def set_epoch_length(self, batches: int) -> None:
+        """The training batches of one epoch (on this process), which ``warmup_epochs`` counts in."""
+        if batches < 1:
+            raise ValueError(f"multiplier epoch length: expected at least one training batch, got {batches}")
+        self.epoch_length = int(batches)
+
+    @property
+    def warmup_steps(self) -> int:
+        """The updates that drop their violation: ``warmup`` plus ``warmup_epochs`` epochs of batches."""
+        if self.warmup_epochs and self.epoch_length is None:
+            raise RuntimeError("multiplier warmup_epochs: the epoch's length is not known (set_epoch_length is called "
+                               "when training starts)")
+        return self.warmup + self.warmup_epochs * (self.epoch_length or 0)
 
     def record(self, violation: float | torch.Tensor) -> None:
         """One evaluation's violation ``rate - s`` in the current training step (a tensor is read at the update,
@@ -100,7 +120,7 @@ class RateMultiplier:
         if violation is None:
             return False
         self.steps += 1
-        if self.steps <= self.warmup:
+        if self.steps <= self.warmup_steps:
             # still warming up: the violation is dropped, so neither λ nor the moving average moves
             return True
         self.average = self.decay * self.average + (1.0 - self.decay) * violation

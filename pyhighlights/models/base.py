@@ -7,6 +7,8 @@ optimiser factory live here once.
 """
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any, ClassVar, Literal
@@ -342,6 +344,10 @@ class SPPModel(pl.LightningModule):
                 losses.load_state_dict(states.get(owner, {}))
 
     def on_train_start(self) -> None:
+        # A warm-up counted in epochs needs the epoch's length in batches (this process's share under DDP).
+        for losses in self.loss_sets().values():
+            batches = self.trainer.num_training_batches
+            losses.begin_fit(int(batches) if math.isfinite(batches) and batches >= 1 else 1)
         # Restored here, not in on_load_checkpoint: Lightning draws from the
         # global generator between loading and training (it did so in the
         # uninterrupted run too, before the checkpoint was written).

@@ -7,6 +7,9 @@ step and the run would report an untrained selector. Early stopping cannot end
 a run inside those epochs (its patience counts from the first scored epoch,
 see :class:`~pyhighlights.training.callbacks.WarmupAwareEarlyStopping`), so the
 number of epochs is what decides.
+
+Likewise a sparsity constraint whose multiplier warms up for as many epochs
+as the term trains in would never move its multiplier.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ def check_warmup(model: Mapping[str, Any], trainer: Mapping[str, Any]) -> None:
     """Raise :class:`ConfigError` naming both fields when warm-up epochs >= ``trainer.max_epochs``."""
     configuration = registry.entry("model", model["name"]).configuration
     field = getattr(configuration, "warmup_field", None)
+    check_constraint_warmup(model, trainer["max_epochs"] - (model[field] if field else 0))
     if not field:
         return
     warmup, epochs = model[field], trainer["max_epochs"]
@@ -28,3 +32,16 @@ def check_warmup(model: Mapping[str, Any], trainer: Mapping[str, Any]) -> None:
         raise ConfigError(f"model.{field}={warmup} >= trainer.max_epochs={epochs}: {model['name']} trains only its "
                           f"warm-up part during the first model.{field} epochs, so its rationaliser would never "
                           f"train; set trainer.max_epochs above model.{field}")
+
+
+def check_constraint_warmup(model: Mapping[str, Any], trained_epochs: int) -> None:
+    """Raise :class:`ConfigError` when the sparsity constraint's warm-up lasts every epoch its term trains in."""
+    sparsity = (model.get("losses") or {}).get("sparsity") or {}
+    if sparsity.get("mode") != "constraint":
+        return
+    warmup = sparsity.get("multiplier_warmup_epochs", 0)
+    if warmup and warmup >= trained_epochs:
+        raise ConfigError(f"model.losses.sparsity.multiplier_warmup_epochs={warmup} >= the {trained_epochs} epochs the "
+                          f"sparsity term trains in: the constraint's multiplier would never move; set "
+                          f"model.losses.sparsity.multiplier_warmup_epochs below {trained_epochs} (0: no warm-up) "
+                          f"or train longer")

@@ -27,7 +27,9 @@ def outputs_at(rate: float, requires_grad: bool = True) -> dict[str, torch.Tenso
 
 
 def constraint(**settings) -> SparsityTerm:
-    return SparsityTerm(**{"mode": "constraint", "target": 0.15, "multiplier_rate": "sample", **settings})
+    """No warm-up in epochs unless asked: these tests step the term by hand, outside a training loop."""
+    return SparsityTerm(**{"mode": "constraint", "target": 0.15, "multiplier_rate": "sample",
+                           "multiplier_warmup_epochs": 0, **settings})
 
 
 def multipliers(term: SparsityTerm, rates) -> list[float]:
@@ -73,6 +75,23 @@ def test_warmup_holds_lambda_and_drops_its_violations_by_hand():
     assert losses.begin_step()["sparsity_multiplier"] == pytest.approx(0.3 + 0.1 * 0.40)
     with pytest.raises(ValueError, match="warmup"):
         constraint(multiplier_warmup=-1)
+
+
+def test_warmup_in_epochs_counts_the_epoch_length_told_at_the_start_by_hand():
+    # warm-up 1 batch + 2 epochs of 2 batches = 5 updates dropped; then target 0.15, decay 0, lr 0.1, λ from 0.3:
+    #   c = 0.40: λ = 0.3 + 0.1·0.40 = 0.34
+    term = constraint(multiplier_lr=0.1, multiplier_init=0.3, multiplier_decay=0.0, multiplier_warmup=1,
+                      multiplier_warmup_epochs=2)
+    losses = LossSet({"sparsity": term})
+    losses.begin_fit(2)
+    assert multipliers(term, [0.0] * 5 + [0.55]) == pytest.approx([0.3] * 5 + [0.34], abs=1e-8)
+    # outside a training loop nobody told the epoch's length: the update says so instead of guessing
+    untold = LossSet({"sparsity": constraint(multiplier_warmup_epochs=1)})
+    untold(outputs_at(0.3))
+    with pytest.raises(RuntimeError, match="epoch's length"):
+        untold.begin_step()
+    with pytest.raises(ValueError, match="warmup_epochs"):
+        constraint(multiplier_warmup_epochs=-1)
 
 
 def test_multiplicative_updates_by_hand():
@@ -207,3 +226,23 @@ def test_every_process_holds_the_same_multiplier(tmp_path):
     # the mean violation (0.40 + 0.20) / 2 = 0.30 on both; then the one process's 0.10; then (0.30 + 0.50) / 2,
     # by the running process and by one restored from the checkpoint alike
     assert values[0] == values[1] == pytest.approx([0.03, 0.04, 0.08, 0.08])
+
+
+@pytest.mark.parametrize("model, extra, trained", [("rnp", [], 4), ("grat", ["model.pretrain_epochs=1"], 3)])
+def test_a_warmup_lasting_every_trained_epoch_is_refused(model, extra, trained):
+    # G-RAT's guider-only epochs do not train the sparsity term, so they do not count
+    from pyhighlights.config.compose import compose_config
+    from pyhighlights.config.resolve import ConfigError
+    from pyhighlights.training.run import resolve_specs
+    from pyhighlights.training.warmup import check_warmup
+
+    def check(warmup):
+        s = resolve_specs(compose_config([f"model={model}", *extra, "trainer.max_epochs=4",
+                                          "model.losses.sparsity.mode=constraint",
+                                          f"model.losses.sparsity.multiplier_warmup_epochs={warmup}"]))
+        check_warmup(s.model, s.trainer)
+
+    check(trained - 1)
+    check(0)
+    with pytest.raises(ConfigError, match=rf"multiplier_warmup_epochs={trained} >= the {trained} epochs"):
+        check(trained)

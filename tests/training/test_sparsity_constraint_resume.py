@@ -12,7 +12,7 @@ from pyhighlights.training.checkpoints import latest_checkpoint
 from pyhighlights.training.run import Experiment, resolve_specs
 
 CONSTRAINT = ["model.losses.sparsity.mode=constraint", "model.losses.sparsity.multiplier_lr=0.5",
-              "model.losses.sparsity.multiplier_init=0.2"]
+              "model.losses.sparsity.multiplier_init=0.2", "model.losses.sparsity.multiplier_warmup_epochs=0"]
 
 
 class Killed(Exception):
