@@ -258,7 +258,10 @@ class SparsityTerm(LossTerm):
         if self.multiplier is None:
             return {}
         self.multiplier.update()
-        return {"multiplier": self.multiplier.value}
+        logged = {"multiplier": self.multiplier.value}
+        if self.multiplier.violation is not None:  # the rate λ just moved on (threshold or sample), for the logs
+            logged["multiplier_rate"] = self.target + self.multiplier.violation
+        return logged
 
 
 class ContinuityTerm(LossTerm):

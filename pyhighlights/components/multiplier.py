@@ -87,6 +87,7 @@ class RateMultiplier:
         self.average = 0.0
         self.warmup, self.steps = int(warmup), 0  # steps: the updates with a violation so far
         self.warmup_epochs, self.epoch_length = int(warmup_epochs), None
+        self.violation: float | None = None  # the last update's violation (before the moving average)
         self._pending: list[float | torch.Tensor] = []
         self._shared: float | None = None  # a restored checkpoint's pending violation, already averaged
 
@@ -119,6 +120,7 @@ class RateMultiplier:
         violation = self._mean_over_processes()
         if violation is None:
             return False
+        self.violation = violation
         self.steps += 1
         if self.steps <= self.warmup_steps:
             # still warming up: the violation is dropped, so neither λ nor the moving average moves

@@ -163,7 +163,11 @@ def test_evaluation_without_gradients_does_not_move_lambda_and_a_batch_counts_on
     # two evaluations in one batch (MGR's generators): their mean violation, (0.40 + 0.20) / 2, in one update
     losses(outputs_at(0.55))
     losses(outputs_at(0.35))
-    assert losses.begin_step()["sparsity_multiplier"] == pytest.approx(0.1 * 0.30)
+    logged = losses.begin_step()
+    assert logged["sparsity_multiplier"] == pytest.approx(0.1 * 0.30)
+    # the rate the update read is logged beside λ: the batch's mean, (0.55 + 0.35) / 2 (the sample's rate:
+    # constraint() sets multiplier_rate=sample)
+    assert logged["sparsity_multiplier_rate"] == pytest.approx(0.45)
 
 
 def test_the_threshold_rate_moves_lambda_and_the_sample_still_carries_the_gradient():
@@ -173,7 +177,9 @@ def test_the_threshold_rate_moves_lambda_and_the_sample_still_carries_the_gradie
     keep_logit[0, :2] = 0.5  # ... but only 2 have p(keep) >= 0.5: the threshold rate is 0.10
     keep_logit[0, WORDS:] = 3.0  # padding does not count
     total, _ = LossSet({"sparsity": term})({**outputs, "keep_logit": keep_logit})
-    assert LossSet({"sparsity": term}).begin_step()["sparsity_multiplier"] == pytest.approx(0.10 - 0.15)
+    logged = LossSet({"sparsity": term}).begin_step()
+    assert logged["sparsity_multiplier"] == pytest.approx(0.10 - 0.15)
+    assert logged["sparsity_multiplier_rate"] == pytest.approx(0.10)  # the threshold rate, not the sample's 0.35
     total.backward()
     assert outputs["mask"].grad is not None
     with pytest.raises(ValueError, match="keep_logit"):
