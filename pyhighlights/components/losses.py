@@ -159,6 +159,10 @@ class SparsityConfig(PaddingConfig):
                                                "c <- α·c + (1 - α)·(rate - s) (reference --lagrange_alpha 0.5)")
     multiplier_max: float = Real(5.0, gt=0.0, description="constraint mode: |λ| is clamped to this bound "
                                                           "(reference --lambda_max 5)")
+    multiplier_kp: float = Real(0.0, ge=0.0, description="constraint mode, additive update: the proportional gain; "
+                                                      "the λ a loss uses is λ + kp·c (Stooke et al., 2020, PID "
+                                                      "Lagrangian), c the moving average of the violation; 0: "
+                                                      "dual ascent alone")
     multiplier_rate: Literal["sample", "threshold"] = Param(
         "threshold", description="constraint mode: the rate whose violation moves λ. sample: the training sample's "
                               "(the rate of the objective, as the reference); threshold: the share of real words "
@@ -197,7 +201,7 @@ class SparsityTerm(LossTerm):
                  mode: str = "penalty", multiplier_update: str = "additive", multiplier_lr: float = 0.2,
                  multiplier_init: float = 1e-5, multiplier_decay: float = 0.5, multiplier_max: float = 5.0,
                  multiplier_rate: str = "threshold", multiplier_warmup: int = 0, multiplier_warmup_epochs: int = 3,
-                 **inputs: str):
+                 multiplier_kp: float = 0.0, **inputs: str):
         super().__init__(weight=weight, **inputs)
         self.target, self.padding = target, padding
         if mode not in ("penalty", "constraint"):
@@ -210,7 +214,8 @@ class SparsityTerm(LossTerm):
 
             self.multiplier = RateMultiplier(lr=multiplier_lr, init=multiplier_init, decay=multiplier_decay,
                                              bound=multiplier_max, update=multiplier_update,
-                                             warmup=multiplier_warmup, warmup_epochs=multiplier_warmup_epochs)
+                                             warmup=multiplier_warmup, warmup_epochs=multiplier_warmup_epochs,
+                                             proportional=multiplier_kp)
 
     def rate(self, inputs) -> torch.Tensor:
         if self.padding == "counted":

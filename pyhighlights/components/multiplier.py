@@ -30,6 +30,13 @@ reads the λ of the batches before it (the reference updates λ first, inside
 the loss, from the batch's own violation). The state is plain floats, saved
 in checkpoints.
 
+``proportional`` (ours, default 0): the λ a loss uses is ``λ + kp·c_ma``, the proportional part of
+Stooke, Achiam and Abbeel's PID Lagrangian (ICML 2020, *Responsive Safety in Reinforcement Learning by PID
+Lagrangian Methods*): dual ascent is the integral part alone, and a violation that lasts while the
+selection cannot yet follow (a threshold rate that lags the sample) winds λ far beyond the value that holds
+the rate once it can; the proportional part pushes as hard at once, with a slower integral, and vanishes as
+the violation does. Clamped with λ to the bound.
+
 ``warmup`` and ``warmup_epochs`` (ours): the first ``warmup`` updates, and
 ``warmup_epochs`` epochs' worth of them more (the epoch's length in batches
 is told by :meth:`set_epoch_length` when training starts), drop their
@@ -73,17 +80,22 @@ class RateMultiplier:
     :meth:`update` at the start of the next."""
 
     def __init__(self, *, lr: float, init: float, decay: float, bound: float, update: Update, warmup: int = 0,
-                 warmup_epochs: int = 0):
+                 warmup_epochs: int = 0, proportional: float = 0.0):
         if warmup < 0:
             raise ValueError(f"multiplier warmup: expected a number of training batches >= 0, got {warmup}")
         if warmup_epochs < 0:
             raise ValueError(f"multiplier warmup_epochs: expected a number of epochs >= 0, got {warmup_epochs}")
         if update not in ("additive", "multiplicative"):
             raise ValueError(f"multiplier update: expected additive or multiplicative, got {update!r}")
+        if proportional < 0:
+            raise ValueError(f"multiplier proportional gain: expected a number >= 0, got {proportional}")
+        if proportional and update != "additive":
+            raise ValueError("multiplier proportional gain: only with the additive update (λ of either sign)")
         if update == "multiplicative" and init <= 0:
             raise ValueError(f"multiplicative update: the initial multiplier must be > 0, got {init}")
         self.lr, self.decay, self.bound, self.rule = lr, decay, bound, update
-        self.value = float(init)
+        self.integral = float(init)  # dual ascent's λ, the integral part
+        self.proportional = float(proportional)
         self.average = 0.0
         self.warmup, self.steps = int(warmup), 0  # steps: the updates with a violation so far
         self.warmup_epochs, self.epoch_length = int(warmup_epochs), None
@@ -127,10 +139,18 @@ class RateMultiplier:
             return True
         self.average = self.decay * self.average + (1.0 - self.decay) * violation
         if self.rule == "additive":
-            self.value = min(max(self.value + self.lr * self.average, -self.bound), self.bound)
+            self.integral = min(max(self.integral + self.lr * self.average, -self.bound), self.bound)
         else:
-            self.value = min(max(self.value * math.exp(self.lr * self.average), MULTIPLICATIVE_FLOOR), self.bound)
+            self.integral = min(max(self.integral * math.exp(self.lr * self.average), MULTIPLICATIVE_FLOOR),
+                                self.bound)
         return True
+
+    @property
+    def value(self) -> float:
+        """The λ a loss uses: the integral plus the proportional part, within the bound."""
+        if not self.proportional:
+            return self.integral
+        return min(max(self.integral + self.proportional * self.average, -self.bound), self.bound)
 
     def _mean_over_processes(self) -> float | None:
         """The violations recorded since the last update, averaged here and then over the processes that
@@ -147,7 +167,7 @@ class RateMultiplier:
         """Plain numbers (a checkpoint loads with ``weights_only``): λ, the average, the violations not yet
         folded in. ``shared`` (every process calls it together, as a checkpoint is written): those violations
         as their mean over processes, the one number every process of a resumed run folds in."""
-        state = {"multiplier": self.value, "average": self.average, "steps": self.steps}
+        state = {"multiplier": self.integral, "average": self.average, "steps": self.steps}
         if not shared:
             return {**state, "pending": [float(v) for v in self._pending]}
         pending, restored = list(self._pending), self._shared
@@ -156,7 +176,7 @@ class RateMultiplier:
         return {**state, "pending": [] if mean is None else [mean], "pending_shared": True}
 
     def load_state_dict(self, state: dict) -> None:
-        self.value, self.average = float(state["multiplier"]), float(state["average"])
+        self.integral, self.average = float(state["multiplier"]), float(state["average"])
         self.steps = int(state.get("steps", 0))  # a checkpoint from before warm-up existed counts from 0
         pending = [float(v) for v in state.get("pending", [])]
         if state.get("pending_shared"):

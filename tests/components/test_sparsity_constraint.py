@@ -53,6 +53,28 @@ def test_additive_updates_by_hand():
     assert multipliers(term, [0.0] * 20)[-1] < 0
 
 
+def test_the_proportional_gain_adds_kp_times_the_average_by_hand():
+    # target 0.15, decay 0.5, lr 0.1, kp 2, integral from 0; rates 0.35, 0.05, 0.05:
+    #   c = 0.20: average 0.10, integral 0 + 0.1·0.10 = 0.010, λ = 0.010 + 2·0.10 = 0.210
+    #   c = -0.10: average 0.05 - 0.05 = 0, integral 0.010, λ = 0.010
+    #   c = -0.10: average -0.05, integral 0.010 - 0.005 = 0.005, λ = 0.005 - 2·0.05 = -0.095
+    term = constraint(multiplier_lr=0.1, multiplier_init=0.0, multiplier_decay=0.5, multiplier_kp=2.0)
+    assert multipliers(term, [0.35, 0.05, 0.05]) == pytest.approx([0.210, 0.010, -0.095], abs=1e-7)
+    # the loss uses that λ: weight·|c| + λ·c at the next batch's rate 0.55 (c = 0.40)
+    total, _ = LossSet({"sparsity": term})(outputs_at(0.55))
+    assert float(total) == pytest.approx(1.0 * 0.40 - 0.095 * 0.40, abs=1e-7)
+    # a checkpoint holds the integral and the average: the restored term uses the same λ
+    restored = constraint(multiplier_lr=0.1, multiplier_decay=0.5, multiplier_kp=2.0)
+    restored.load_state_dict(term.state_dict())
+    assert restored.multiplier.value == pytest.approx(-0.095, abs=1e-7)
+    # clamped with the integral to the bound
+    strong = constraint(multiplier_lr=0.1, multiplier_init=0.0, multiplier_decay=0.0, multiplier_kp=100.0,
+                        multiplier_max=5.0)
+    assert multipliers(strong, [0.55]) == pytest.approx([5.0])
+    with pytest.raises(ValueError, match="proportional"):
+        constraint(multiplier_kp=1.0, multiplier_update="multiplicative", multiplier_init=1.0)
+
+
 def test_warmup_holds_lambda_and_drops_its_violations_by_hand():
     # warm-up 2, target 0.15, decay 0.5, lr 0.1, λ from 0.3; rates 0.0, 0.0, 0.55, 0.35:
     #   batches 1-2 (c = -0.15 each): dropped, λ stays 0.3 and the average 0
