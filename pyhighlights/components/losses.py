@@ -167,7 +167,8 @@ class SparsityConfig(PaddingConfig):
         "threshold", description="constraint mode: the rate whose violation moves λ. sample: the training sample's "
                               "(the rate of the objective, as the reference); threshold: the share of real words "
                               "with p(keep) >= 0.5, what a threshold evaluation keeps (the model output "
-                              "keep_logit), so λ holds the evaluated rate at s")
+                              "keep_logit, without the selector's training-time dropout), so λ holds the "
+                              "evaluated rate at s")
     multiplier_warmup: int = Param(
         0, ge=0, description="constraint mode: the first training batches during which λ stays at multiplier_init "
                              "and their violations are dropped (0: none). While the keep probabilities are still "
@@ -243,7 +244,11 @@ class SparsityTerm(LossTerm):
         if "keep_logit" not in outputs:
             raise ValueError("sparsity multiplier_rate=threshold reads the model output 'keep_logit', which this "
                              f"model does not produce (outputs: {', '.join(sorted(outputs))})")
-        kept = (outputs["keep_logit"].detach() >= 0).to(word_mask.dtype)
+        # the selector's decision without its training-time dropout where the model gives it: the rate its
+        # evaluation keeps (FR and G-RAT drop 0.2 before the selector head; the noisy logits' rate lay 0.03-0.08
+        # below the evaluated one on the embedded corpus, and λ pushed on against a deficit that was not there)
+        decision = outputs.get("decision_keep_logit", outputs["keep_logit"])
+        kept = (decision.detach() >= 0).to(word_mask.dtype)
         return selection_rate(kept, word_mask)
 
     def begin_fit(self, epoch_length):

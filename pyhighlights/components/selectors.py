@@ -28,11 +28,20 @@ class Selection:
     mask: torch.Tensor  # [B, W] in {0, 1}, float, carries straight-through gradients in training
     raw_mask: torch.Tensor | None = None  # the sample before padding is removed (None: same as mask)
     label_logits: torch.Tensor | None = None  # [B, C]: a selector that also classifies the text (introspection)
+    # [B, W, 2], detached: in training, the logits without the selector's own dropout, the ones its evaluation
+    # thresholds (None: the same as ``logits``)
+    decision_logits: torch.Tensor | None = None
 
     @property
     def keep_logit(self) -> torch.Tensor:
         """log p(keep) - log p(drop): the logit of a Bernoulli keep decision."""
         return self.logits[..., 1] - self.logits[..., 0]
+
+    @property
+    def decision_keep_logit(self) -> torch.Tensor:
+        """The keep logit an evaluation would threshold (without training-time dropout), detached."""
+        logits = self.logits if self.decision_logits is None else self.decision_logits
+        return (logits[..., 1] - logits[..., 0]).detach()
 
     @property
     def keep_probability(self) -> torch.Tensor:
@@ -92,11 +101,15 @@ class GumbelSelector(Selector):
 
     def forward(self, word_states, word_mask):
         logits = self.scorer(self.dropout(word_states))
+        decision = None
         if self.training:
             raw = hard_gumbel_mask(logits, self.temperature)
+            if self.dropout.p > 0:  # one more linear map, no random draw: read by a constraint on the rate
+                with torch.no_grad():
+                    decision = self.scorer(word_states)
         else:
             raw = evaluation_mask(logits, self.evaluation, self.temperature)
-        return Selection(logits=logits, mask=raw * word_mask.to(raw.dtype), raw_mask=raw)
+        return Selection(logits=logits, mask=raw * word_mask.to(raw.dtype), raw_mask=raw, decision_logits=decision)
 
 
 class RandomSelectorConfig(Configuration):

@@ -152,8 +152,10 @@ class SPPModel(pl.LightningModule):
     def outputs(self, batch: Batch, selection: Selection, logits: torch.Tensor, **extra: torch.Tensor) -> dict[str, torch.Tensor]:
         word_mask = batch.word_mask.to(selection.mask.dtype)
         raw_mask = selection.mask if selection.raw_mask is None else selection.raw_mask
+        decision = {} if selection.decision_logits is None else {"decision_keep_logit": selection.decision_keep_logit}
         return {"logits": logits, "labels": batch.labels, "mask": selection.mask, "word_mask": word_mask,
-                "raw_mask": raw_mask, "keep_logit": selection.keep_logit, "selector_logits": selection.logits, **extra}
+                "raw_mask": raw_mask, "keep_logit": selection.keep_logit, "selector_logits": selection.logits,
+                **decision, **extra}
 
     def forward(self, batch: Batch) -> dict[str, torch.Tensor]:
         """Select, then predict from the selected words only."""

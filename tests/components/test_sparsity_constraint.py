@@ -11,6 +11,7 @@ from forked_ranks import free_port, run_ranks
 
 from pyhighlights.components.losses import LossSet, SparsityTerm
 from pyhighlights.components.multiplier import RateMultiplier
+from pyhighlights.components.selectors import GumbelSelector
 
 WORDS = 20
 
@@ -53,6 +54,28 @@ def test_additive_updates_by_hand():
     assert multipliers(term, [0.0] * 20)[-1] < 0
 
 
+def test_the_threshold_rate_reads_the_selector_decision_without_its_dropout():
+    torch.manual_seed(0)
+    selector = GumbelSelector(input_size=3, dropout=0.5).train()
+    with torch.no_grad():
+        selector.scorer.weight.copy_(torch.tensor([[0.0, 0.0, 0.0], [1.0, -1.0, 0.5]]))
+        selector.scorer.bias.zero_()
+    states = torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [2.0, 0.0, 0.0]]])
+    selection = selector(states, torch.ones(1, 4))
+    # keep logits of the states without dropout: 1, -1, 0.5, 2 (three of four kept at p >= 0.5)
+    assert selection.decision_keep_logit.tolist() == [[1.0, -1.0, 0.5, 2.0]]
+    assert not selection.decision_keep_logit.requires_grad
+    term = constraint(multiplier_rate="threshold", multiplier_lr=1.0, multiplier_init=0.0, multiplier_decay=0.0)
+    outputs = outputs_at(0.35)
+    noisy = torch.full((1, WORDS + 4), -1.0)  # the dropped-out logits keep nothing ...
+    decision = torch.full((1, WORDS + 4), -1.0)
+    decision[0, :4] = 1.0  # ... the decision keeps 4 of 20 words: 0.20
+    LossSet({"sparsity": term})({**outputs, "keep_logit": noisy, "decision_keep_logit": decision})
+    assert LossSet({"sparsity": term}).begin_step()["sparsity_multiplier_rate"] == pytest.approx(0.20)
+    # without dropout the selector gives no separate decision (its logits are the decision)
+    assert GumbelSelector(input_size=3).train()(states, torch.ones(1, 4)).decision_logits is None
+
+
 def test_the_proportional_gain_adds_kp_times_the_average_by_hand():
     # target 0.15, decay 0.5, lr 0.1, kp 2, integral from 0; rates 0.35, 0.05, 0.05:
     #   c = 0.20: average 0.10, integral 0 + 0.1·0.10 = 0.010, λ = 0.010 + 2·0.10 = 0.210
@@ -62,7 +85,7 @@ def test_the_proportional_gain_adds_kp_times_the_average_by_hand():
     assert multipliers(term, [0.35, 0.05, 0.05]) == pytest.approx([0.210, 0.010, -0.095], abs=1e-7)
     # the loss uses that λ: weight·|c| + λ·c at the next batch's rate 0.55 (c = 0.40)
     total, _ = LossSet({"sparsity": term})(outputs_at(0.55))
-    assert float(total) == pytest.approx(1.0 * 0.40 - 0.095 * 0.40, abs=1e-7)
+    assert float(total.detach()) == pytest.approx(1.0 * 0.40 - 0.095 * 0.40, abs=1e-7)
     # a checkpoint holds the integral and the average: the restored term uses the same λ
     restored = constraint(multiplier_lr=0.1, multiplier_decay=0.5, multiplier_kp=2.0)
     restored.load_state_dict(term.state_dict())
