@@ -213,6 +213,13 @@ def test_evaluation_without_gradients_does_not_move_lambda_and_a_batch_counts_on
     # the rate the update read is logged beside λ: the batch's mean, (0.55 + 0.35) / 2 (the sample's rate:
     # constraint() sets multiplier_rate=sample)
     assert logged["sparsity_multiplier_rate"] == pytest.approx(0.45)
+    # with λ = 0.03 a training loss at rate 0.55 is 1·0.40 + 0.03·0.40; the evaluation's is the penalty alone
+    # (a validation loss that moved with λ would rank checkpoints by how far λ pushes them)
+    training, _ = losses(outputs_at(0.55))
+    assert float(training.detach()) == pytest.approx(0.40 + 0.03 * 0.40, abs=1e-7)
+    with torch.no_grad():
+        evaluated, _ = losses(outputs_at(0.55, requires_grad=False))
+    assert float(evaluated) == pytest.approx(0.40, abs=1e-7)
 
 
 def test_the_threshold_rate_moves_lambda_and_the_sample_still_carries_the_gradient():
