@@ -38,8 +38,11 @@ Departures, each ours: a candidate's fitness is read on the corpus's validation 
 validation documents from the training documents it also trains on) and averaged over documents (the reference
 averages batches of 64); the training batches are formed once and each candidate visits them in its own seeded
 order (the reference reshuffles documents from one global generator, so a candidate's predictor depended on
-which candidates were trained before it); the predictor trains with the model's optimiser settings
-(``encoder_lr``, ``weight_decay``).
+which candidates were trained before it); every candidate's predictor starts from fresh weights drawn from its
+own seed (the reference's model pool records ``classifier.state_dict()``, tensors sharing storage with the
+parameters, as a model's initial weights, so a model handed to a new candidate starts from the predictor its
+previous candidate trained); the predictor trains with the model's optimiser settings (``encoder_lr``,
+``weight_decay``).
 """
 from __future__ import annotations
 
