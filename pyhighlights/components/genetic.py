@@ -75,7 +75,10 @@ def gaussian_mutation(chromosome: np.ndarray, std: np.ndarray, probability: floa
                       rng: np.random.Generator) -> np.ndarray:
     """``chromosome`` + N(0, std) on each gene drawn with ``probability`` (``std``: one value per gene).
 
-    The draws are made in the reference's order: first every gene's uniform, then every gene's normal.
+    Every gene's uniform is drawn, then every gene's normal. (The reference draws per section of its
+    ``SplitMutation``: the uniforms, then the normals, of every gene but the threshold, then the threshold's; its
+    draws come from numpy's global generator, so its stream is not ours in any order. Given the same per-gene
+    uniforms and normals, the children are the same.)
     """
     chosen = rng.uniform(0.0, 1.0, size=len(chromosome)) < probability
     noise = rng.normal(0.0, 1.0, size=len(chromosome)) * std

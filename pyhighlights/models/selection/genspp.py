@@ -29,12 +29,20 @@ Lightning's training then continues that predictor on the frozen selector's rati
 (the reference's ``evaluate.py`` fine-tunes the same way, 5 epochs by default), with the usual validation,
 checkpoint and test (at least one epoch: the run's checkpoint is written by it).
 
+The predictor max-pools as the reference's ``classifier.py``: its states are zeroed where a word is not kept,
+then the maximum is taken over every position of the padded batch (``predictor_pool=zeroed``), so a pooled
+feature is never below 0 unless the whole padded width is kept (the reference pads to the corpus's longest
+document; ``experiment=genspp_hatexplain`` pads to its 30 words).
+
 Departures, each ours: a candidate's fitness is read on the corpus's validation split (the reference draws its
 validation documents from the training documents it also trains on) and averaged over documents (the reference
 averages batches of 64); the training batches are formed once and each candidate visits them in its own seeded
 order (the reference reshuffles documents from one global generator, so a candidate's predictor depended on
-which candidates were trained before it); the predictor trains with the model's optimiser settings
-(``encoder_lr``, ``weight_decay``).
+which candidates were trained before it); every candidate's predictor starts from fresh weights drawn from its
+own seed (the reference's model pool records ``classifier.state_dict()``, tensors sharing storage with the
+parameters, as a model's initial weights, so a model handed to a new candidate starts from the predictor its
+previous candidate trained); the predictor trains with the model's optimiser settings (``encoder_lr``,
+``weight_decay``).
 """
 from __future__ import annotations
 
@@ -47,6 +55,7 @@ from cinnamon.registry import RegistrationKey
 from torch import nn
 
 from pyhighlights.components.genetic import CROSSOVERS, SURVIVALS
+from pyhighlights.components.words import words_to_tokens
 from pyhighlights.models.base import SELECTION_OUTPUTS, with_encoder_settings
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, Real, registration_key as key
@@ -78,6 +87,10 @@ class GenSPPConfig(RNPConfig):
                                                                   "reference's HateXplain GRU: 16); null = backbone's")
     encoder_bidirectional: bool | None = Param(False, description="recurrent encoders read both directions; the "
                                                                   "reference's read left to right; null = backbone's")
+    predictor_pool: Literal["zeroed", "kept", "valid"] = Param(
+        "zeroed", description="zeroed: the predictor's states zeroed where a word is not kept, then max-pooled over "
+                              "every position of the padded batch, zeros included (the reference's classifier.py); "
+                              "kept: over the kept words only; valid: over every real word")
     outputs = {"losses": SELECTION_OUTPUTS}
     defaults = {"lr": 1e-2, "encoder_dropout": 0.0, "predictor": {"dropout": 0.0}}
 
@@ -135,6 +148,16 @@ class GenSPP(RNP):
         for module in self.selector_path():
             module.eval()  # the rationales a candidate was scored on: no dropout, ever
         return self
+
+    def represent(self, batch, keep_words):
+        if self.predictor_pool != "zeroed":
+            return super().represent(batch, keep_words)
+        states, _ = self.encode_words(self.predictor_encoder, batch, keep_words, norm=self.predictor_norm)
+        keep = batch.attention_mask if keep_words is None else \
+            words_to_tokens(keep_words, batch.word_ids, fill=1.0) * batch.attention_mask
+        # a position not kept (padding included) pools as 0: the maximum is never below 0 unless every position
+        # of the padded width is kept
+        return (states * keep.unsqueeze(-1).to(states.dtype)).max(dim=1).values
 
     # --- chromosomes -------------------------------------------------------------------
     def chromosome_parameters(self) -> list[tuple[str, nn.Parameter]]:
