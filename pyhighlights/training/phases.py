@@ -3,7 +3,9 @@
 When the variable is set, the trainer gets :class:`PhaseMarks`, which appends one line
 ``<event> <time.time()> <CPU seconds of this process>`` to the file at the first training
 batch's start and at the last training batch's end (written when training ends, then
-``train_end``: the last validation lies between the two). Unset (the normal case), nothing is added.
+``train_end``: the last validation lies between the two); training/run.py marks ``fit_end``,
+``test_end``, ``plots_end`` and ``run_end`` with :func:`mark`. Unset (the normal case), no callback is
+added and :func:`mark` only reads the variable.
 """
 from __future__ import annotations
 
