@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import copy
+import gc
 import logging
 import signal
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import hydra
@@ -64,12 +66,13 @@ def _train(cfg: DictConfig) -> float | None:
 
 
 def _train_into(cfg: DictConfig, run_dir: Path) -> float | None:
-    from pyhighlights.checkpoint_file import CheckpointRefused
-    from pyhighlights.data.errors import CorpusFormatError
-    from pyhighlights.training.guards import NonFiniteTraining
-    from pyhighlights.training.resume import RunFinished, is_requeued_run, recorded_config
-    from pyhighlights.training.rundir import RunDirectoryExists, RunWriteFailed
-    from pyhighlights.training.run import run
+    with imports_without_collection():  # torch, Lightning and the models
+        from pyhighlights.checkpoint_file import CheckpointRefused
+        from pyhighlights.data.errors import CorpusFormatError
+        from pyhighlights.training.guards import NonFiniteTraining
+        from pyhighlights.training.resume import RunFinished, is_requeued_run, recorded_config
+        from pyhighlights.training.rundir import RunDirectoryExists, RunWriteFailed
+        from pyhighlights.training.run import run
 
     try:
         if cfg.get("resume") is not None:
@@ -90,6 +93,24 @@ def _train_into(cfg: DictConfig, run_dir: Path) -> float | None:
         print(line)
     print(f"run directory: {run_dir}")
     return objective(payload["summary"])
+
+
+@contextmanager
+def imports_without_collection():
+    """Import without the garbage collector's full passes, then leave what was imported out of its reach.
+
+    Importing torch and Lightning allocates millions of long-lived objects, and every full collection
+    walks all of them: eight passes, about 1 s of CPU, before the first training step. Module objects
+    are not garbage; freezing them (``gc.freeze``) also keeps the run's later full passes short.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def _refuse_file_run_dir(argv: list[str]) -> None:

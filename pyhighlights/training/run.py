@@ -40,6 +40,7 @@ from pyhighlights.training.lightning_args import (arguments_for, check_clipping,
                                                   trainer_spec)
 from pyhighlights.training.lightning_objects import build_callbacks, build_loggers, validate_section
 from pyhighlights.training.manifest import write_manifest
+from pyhighlights.training.phases import VARIABLE as PHASE_VARIABLE, mark as phase_mark
 from pyhighlights.training.progress import corpus_summary, progress_callbacks
 from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
 from pyhighlights.training.rundir import RunDirectory, RunWriteFailed, summarise, write_failure
@@ -169,6 +170,10 @@ class Experiment:
         callbacks += build_callbacks(self.specs.callbacks)
         if os.environ.get(FAULT_VARIABLE):
             callbacks.append(FaultPoints())
+        if os.environ.get(PHASE_VARIABLE):
+            from pyhighlights.training.phases import PhaseMarks
+
+            callbacks.append(PhaseMarks())
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,
             strategy=s.strategy, precision=s.precision, callbacks=callbacks,
@@ -214,7 +219,9 @@ class Experiment:
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
         if best is None and checkpoint is not None:
             log.warning("no checkpoint was selected (no scored validation epoch); testing the final weights")
+        phase_mark("fit_end")
         metrics = score_over_draws(trainer, model, datamodule, best, self.settings.evaluation_draws, seed)
+        phase_mark("test_end")
         check_test_metrics(metrics, out_dir)
         self.warnings = next((c.warnings for c in trainer.callbacks if isinstance(c, DivergenceWatch)), [])
         for name in ("test/accuracy", "test/highlight_f1", "test/sparsity"):
@@ -332,6 +339,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
                 fault_point("results")
                 # After the results are written: a plotting failure is only a warning.
                 plot_run_safely(out_dir, sparsity_target(specs.model))
+                phase_mark("plots_end")
     except (KeyboardInterrupt, SystemExit) as stop:
         if rank_zero:
             directory.record_end("interrupted", error=f"stopped by Ctrl-C or a signal ({type(stop).__name__} {stop})")
@@ -341,6 +349,7 @@ def run(cfg: DictConfig, run_dir: Path, command: list[str] | None = None,
         if isinstance(error, OSError) and not isinstance(error, (FileNotFoundError, FileExistsError, RunWriteFailed)):
             raise RunWriteFailed(write_failure(error, directory.path, recorded)) from error
         raise
+    phase_mark("run_end")
     if rank_zero and not directory.record_end("finished"):
         raise RunWriteFailed(f"{directory.path / 'status.json'}: cannot record the run as finished (is the disk full "
                              "or read-only?); its results.json is complete")

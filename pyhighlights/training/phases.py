@@ -1,0 +1,50 @@
+"""Wall-clock markers for ``benchmarks/run_phases.py``: ``PYHIGHLIGHTS_PHASE_LOG=<file>``.
+
+When the variable is set, the trainer gets :class:`PhaseMarks`, which appends one line
+``<event> <time.time()> <CPU seconds of this process>`` to the file at the first training
+batch's start and at the last training batch's end (written when training ends, then
+``train_end``: the last validation lies between the two); training/run.py marks ``fit_end``,
+``test_end``, ``plots_end`` and ``run_end`` with :func:`mark`. Unset (the normal case), no callback is
+added and :func:`mark` only reads the variable.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import time
+
+import lightning.pytorch as pl
+
+VARIABLE = "PYHIGHLIGHTS_PHASE_LOG"
+
+
+def mark(event: str) -> None:
+    path = os.environ.get(VARIABLE)
+    if path:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(f"{event} {time.time():.6f} {usage.ru_utime + usage.ru_stime:.6f}\n")
+
+
+class PhaseMarks(pl.Callback):
+    """Marks the first training batch's start and, once training ends, the last training batch's end."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.last_end: tuple[float, float] | None = None
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if not self.started:
+            self.started = True
+            mark("first_train_batch_start")
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        self.last_end = (time.time(), usage.ru_utime + usage.ru_stime)
+
+    def on_train_end(self, trainer, pl_module) -> None:
+        path = os.environ.get(VARIABLE)
+        if path and self.last_end is not None:
+            with open(path, "a", encoding="utf-8") as file:
+                file.write(f"last_train_batch_end {self.last_end[0]:.6f} {self.last_end[1]:.6f}\n")
+            mark("train_end")
