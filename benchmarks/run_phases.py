@@ -67,6 +67,7 @@ def once(overrides: list[str], scratch: Path, index: int) -> dict[str, float]:
     result[f"{previous[0]} -> exit wall"], result[f"{previous[0]} -> exit CPU"] = ended - previous[1], cpu - previous[2]
     return result
 
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)

@@ -227,16 +227,14 @@ class SparsityTerm(LossTerm):
         return (self.rate(inputs) - self.target).abs()
 
     def weighted(self, outputs, scale=1.0):
-        if self.multiplier is None:
+        # Evaluation runs without gradients and scores the penalty alone: λ·(rate - s) is the training's lever,
+        # not a cost of the selection; with λ < 0 it would lower the validation loss of a checkpoint the more it
+        # selects beyond s, and the best-loss checkpoint would be picked for it.
+        if self.multiplier is None or not torch.is_grad_enabled():
             return super().weighted(outputs, scale)
         inputs = self.read(outputs)
         violation = self.rate(inputs) - self.target
         distance = violation.abs()
-        if not torch.is_grad_enabled():
-            # evaluation (run without gradients): the penalty alone. λ·(rate - s) is the training's lever, not a
-            # cost of the selection: with λ < 0 it would lower the validation loss of a checkpoint the more it
-            # selects beyond s, and the best-loss checkpoint would be picked for it
-            return distance, scale * self.weight * distance
         self.multiplier.record(violation if self.multiplier_rate == "sample" else
                                self.threshold_rate(outputs, inputs["word_mask"]) - self.target)
         # the penalty's immediate pull toward s plus the multiplier's correction of where the penalty settles

@@ -147,9 +147,8 @@ class RateMultiplier:
 
     @property
     def value(self) -> float:
-        """The λ a loss uses: the integral plus the proportional part, within the bound."""
-        if not self.proportional:
-            return self.integral
+        """The λ a loss uses: the integral plus the proportional part (0 unless ``proportional``), within the
+        bound."""
         return min(max(self.integral + self.proportional * self.average, -self.bound), self.bound)
 
     def _mean_over_processes(self) -> float | None:

@@ -22,6 +22,11 @@ from torch import nn
 from pyhighlights.registry import Configuration, Param, Real, kind
 
 
+def log_odds(logits: torch.Tensor) -> torch.Tensor:
+    """log p(keep) - log p(drop) of logits [..., 2] (column 1 is "keep")."""
+    return logits[..., 1] - logits[..., 0]
+
+
 @dataclass
 class Selection:
     logits: torch.Tensor  # [B, W, 2]
@@ -35,13 +40,7 @@ class Selection:
     @property
     def keep_logit(self) -> torch.Tensor:
         """log p(keep) - log p(drop): the logit of a Bernoulli keep decision."""
-        return self.logits[..., 1] - self.logits[..., 0]
-
-    @property
-    def decision_keep_logit(self) -> torch.Tensor:
-        """The keep logit an evaluation would threshold (without training-time dropout), detached."""
-        logits = self.logits if self.decision_logits is None else self.decision_logits
-        return (logits[..., 1] - logits[..., 0]).detach()
+        return log_odds(self.logits)
 
     @property
     def keep_probability(self) -> torch.Tensor:

@@ -19,7 +19,7 @@ from torch import nn
 
 from pyhighlights.components.backbones.base import Backbone
 from pyhighlights.components.losses import LossSet, selection_rate
-from pyhighlights.components.selectors import Selection
+from pyhighlights.components.selectors import Selection, log_odds
 from pyhighlights.components.words import tokens_to_words_mean, words_to_tokens
 from pyhighlights.config.resolve import Slots
 from pyhighlights.data.batch import Batch
@@ -130,13 +130,20 @@ class SPPModel(pl.LightningModule):
         keep_tokens = None
         pool_mask = batch.attention_mask
         if keep_words is not None:
-            keep_tokens = words_to_tokens(keep_words, batch.word_ids, fill=1.0) * batch.attention_mask
+            keep_tokens = self.kept_tokens(batch, keep_words)
             if self.predictor_pool == "kept":
                 pool_mask = keep_tokens.detach()
         states = encoder(batch.input_ids, batch.attention_mask, keep=keep_tokens)
         if norm is not None:
             states = norm(states)
         return states, pool_mask
+
+    @staticmethod
+    def kept_tokens(batch: Batch, keep_words: torch.Tensor | None) -> torch.Tensor:
+        """The real tokens of the words where ``keep_words`` is 1 (every real token when it is None)."""
+        if keep_words is None:
+            return batch.attention_mask
+        return words_to_tokens(keep_words, batch.word_ids, fill=1.0) * batch.attention_mask
 
     @staticmethod
     def word_states(states: torch.Tensor, batch: Batch) -> torch.Tensor:
@@ -152,7 +159,9 @@ class SPPModel(pl.LightningModule):
     def outputs(self, batch: Batch, selection: Selection, logits: torch.Tensor, **extra: torch.Tensor) -> dict[str, torch.Tensor]:
         word_mask = batch.word_mask.to(selection.mask.dtype)
         raw_mask = selection.mask if selection.raw_mask is None else selection.raw_mask
-        decision = {} if selection.decision_logits is None else {"decision_keep_logit": selection.decision_keep_logit}
+        # the keep logits without the selector's training-time dropout, for a constraint on the evaluated rate
+        decision = {} if selection.decision_logits is None else \
+            {"decision_keep_logit": log_odds(selection.decision_logits)}
         return {"logits": logits, "labels": batch.labels, "mask": selection.mask, "word_mask": word_mask,
                 "raw_mask": raw_mask, "keep_logit": selection.keep_logit, "selector_logits": selection.logits,
                 **decision, **extra}

@@ -18,12 +18,19 @@ import lightning.pytorch as pl
 VARIABLE = "PYHIGHLIGHTS_PHASE_LOG"
 
 
-def mark(event: str) -> None:
+def now() -> tuple[float, float]:
+    """Wall time and this process's CPU seconds (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return time.time(), usage.ru_utime + usage.ru_stime
+
+
+def mark(event: str, at: tuple[float, float] | None = None) -> None:
+    """Append ``event`` at ``at`` (default: now) to the file the variable names; nothing when it is unset."""
     path = os.environ.get(VARIABLE)
     if path:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
+        wall, cpu = now() if at is None else at
         with open(path, "a", encoding="utf-8") as file:
-            file.write(f"{event} {time.time():.6f} {usage.ru_utime + usage.ru_stime:.6f}\n")
+            file.write(f"{event} {wall:.6f} {cpu:.6f}\n")
 
 
 class PhaseMarks(pl.Callback):
@@ -39,12 +46,9 @@ class PhaseMarks(pl.Callback):
             mark("first_train_batch_start")
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        self.last_end = (time.time(), usage.ru_utime + usage.ru_stime)
+        self.last_end = now()
 
     def on_train_end(self, trainer, pl_module) -> None:
-        path = os.environ.get(VARIABLE)
-        if path and self.last_end is not None:
-            with open(path, "a", encoding="utf-8") as file:
-                file.write(f"last_train_batch_end {self.last_end[0]:.6f} {self.last_end[1]:.6f}\n")
+        if self.last_end is not None:
+            mark("last_train_batch_end", self.last_end)
             mark("train_end")

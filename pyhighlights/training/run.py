@@ -40,7 +40,7 @@ from pyhighlights.training.lightning_args import (arguments_for, check_clipping,
                                                   trainer_spec)
 from pyhighlights.training.lightning_objects import build_callbacks, build_loggers, validate_section
 from pyhighlights.training.manifest import write_manifest
-from pyhighlights.training.phases import VARIABLE as PHASE_VARIABLE, mark as phase_mark
+from pyhighlights.training.phases import VARIABLE as PHASE_VARIABLE, PhaseMarks, mark as phase_mark
 from pyhighlights.training.progress import corpus_summary, progress_callbacks
 from pyhighlights.training.resume import check_resumable, note_resumed, slurm_job
 from pyhighlights.training.rundir import RunDirectory, RunWriteFailed, summarise, write_failure
@@ -171,8 +171,6 @@ class Experiment:
         if os.environ.get(FAULT_VARIABLE):
             callbacks.append(FaultPoints())
         if os.environ.get(PHASE_VARIABLE):
-            from pyhighlights.training.phases import PhaseMarks
-
             callbacks.append(PhaseMarks())
         kwargs = dict(
             max_epochs=s.max_epochs, accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes,

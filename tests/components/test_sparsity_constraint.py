@@ -3,6 +3,7 @@ against a second implementation; its share of the objective; no update from eval
 import math
 import os
 import random
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -12,6 +13,7 @@ from forked_ranks import free_port, run_ranks
 from pyhighlights.components.losses import LossSet, SparsityTerm
 from pyhighlights.components.multiplier import RateMultiplier
 from pyhighlights.components.selectors import GumbelSelector
+from pyhighlights.models.base import SPPModel
 
 WORDS = 20
 
@@ -62,9 +64,13 @@ def test_the_threshold_rate_reads_the_selector_decision_without_its_dropout():
         selector.scorer.bias.zero_()
     states = torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [2.0, 0.0, 0.0]]])
     selection = selector(states, torch.ones(1, 4))
-    # keep logits of the states without dropout: 1, -1, 0.5, 2 (three of four kept at p >= 0.5)
-    assert selection.decision_keep_logit.tolist() == [[1.0, -1.0, 0.5, 2.0]]
-    assert not selection.decision_keep_logit.requires_grad
+    # keep logits of the states without dropout: 1, -1, 0.5, 2 (three of four kept at p >= 0.5), handed to the
+    # loss terms as the model output decision_keep_logit
+    batch = SimpleNamespace(word_mask=torch.ones(1, 4), labels=torch.zeros(1, dtype=torch.long))
+    outputs = SPPModel.outputs(None, batch, selection, torch.zeros(1, 2))
+    assert outputs["decision_keep_logit"].tolist() == [[1.0, -1.0, 0.5, 2.0]]
+    assert not outputs["decision_keep_logit"].requires_grad
+    assert outputs["keep_logit"].tolist() != [[1.0, -1.0, 0.5, 2.0]]  # the dropped-out logits the sample used
     term = constraint(multiplier_rate="threshold", multiplier_lr=1.0, multiplier_init=0.0, multiplier_decay=0.0)
     outputs = outputs_at(0.35)
     noisy = torch.full((1, WORDS + 4), -1.0)  # the dropped-out logits keep nothing ...

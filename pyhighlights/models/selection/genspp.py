@@ -55,7 +55,6 @@ from cinnamon.registry import RegistrationKey
 from torch import nn
 
 from pyhighlights.components.genetic import CROSSOVERS, SURVIVALS
-from pyhighlights.components.words import words_to_tokens
 from pyhighlights.models.base import SELECTION_OUTPUTS, with_encoder_settings
 from pyhighlights.models.rnp import RNP, RNPConfig
 from pyhighlights.registry import Param, Real, registration_key as key
@@ -153,8 +152,7 @@ class GenSPP(RNP):
         if self.predictor_pool != "zeroed":
             return super().represent(batch, keep_words)
         states, _ = self.encode_words(self.predictor_encoder, batch, keep_words, norm=self.predictor_norm)
-        keep = batch.attention_mask if keep_words is None else \
-            words_to_tokens(keep_words, batch.word_ids, fill=1.0) * batch.attention_mask
+        keep = self.kept_tokens(batch, keep_words)
         # a position not kept (padding included) pools as 0: the maximum is never below 0 unless every position
         # of the padded width is kept
         return (states * keep.unsqueeze(-1).to(states.dtype)).max(dim=1).values
