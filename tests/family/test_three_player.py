@@ -6,7 +6,7 @@ import math
 
 import pytest
 import torch
-from family_helpers import experiment, snapshot, same, trainer
+from family_helpers import experiment, first_batch, snapshot, same, trainer
 from reference_steps import small_model
 
 from pyhighlights.components.policy import PolicyGradientTerm, PolicySelector, policy_log_probs
@@ -110,6 +110,23 @@ def test_each_step_moves_its_own_player(family_tiny_dir):
         assert not same(before[name], snapshot(modules)), name
     assert int(model.rewards_seen) == 2 and float(model.reward_history[1]) != 0.0
 
+
+
+def test_a_gumbel_generator_learns_from_the_reward_alone(family_tiny_dir):
+    """selector=gumbel: its straight-through mask reaches the predictors as data (each step backpropagates into
+    its own player only), and the generator still moves, through the policy-gradient term."""
+    exp = experiment(family_tiny_dir, "three_player", "model/selector=gumbel")
+    model = exp.model()
+    parts = model.parts()
+    before = {name: snapshot(modules) for name, modules in parts.items()}
+    trainer(1).fit(model, datamodule=exp.datamodule(0))
+    for name, modules in parts.items():
+        assert not same(before[name], snapshot(modules)), name
+    batch = first_batch(exp)
+    model.zero_grad(set_to_none=True)
+    outputs = model.train()(batch)
+    outputs["logits"].sum().backward()
+    assert all(p.grad is None for p in model.selector.parameters())
 
 INTROSPECTIVE = ["model.selector.label_embedding_size=3"]
 

@@ -231,8 +231,11 @@ class ThreePlayer(PhasedTraining, RNP):
 
     def forward(self, batch):
         selection = self.select(batch)
-        logits = self.predict(batch, selection.mask)
-        complement_logits = self.complement_predict(batch, remainder(selection.mask, batch.word_mask))
+        # the players read the draw as data: the generator learns only from the reward (a Gumbel selector's
+        # straight-through mask would otherwise tie the three steps' graphs together)
+        drawn = selection.mask.detach()
+        logits = self.predict(batch, drawn)
+        complement_logits = self.complement_predict(batch, remainder(drawn, batch.word_mask))
         reward = self.rewards(batch, selection, logits, complement_logits)
         advantage = reward - self.baseline().to(reward.dtype)
         extra = {}
