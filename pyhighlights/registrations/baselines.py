@@ -15,6 +15,11 @@ register("selector", "policy", policy.PolicySelectorConfig, policy.PolicySelecto
 register("loss", "policy_gradient", policy.PolicyGradientConfig, policy.PolicyGradientTerm)
 register("model", "three_player", three_player.ThreePlayerConfig, three_player.ThreePlayer)
 
+from pyhighlights.components import complement_gap  # noqa: E402
+
+register("loss", "complement_gap", complement_gap.ComplementGapConfig, complement_gap.ComplementGapTerm)
+register("model", "three_player_pathwise", three_player.PathwiseThreePlayerConfig, three_player.ThreePlayer)
+
 from pyhighlights.components import introspection  # noqa: E402
 
 register("selector", "introspective", introspection.IntrospectiveSelectorConfig, introspection.IntrospectiveSelector)

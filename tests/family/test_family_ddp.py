@@ -43,6 +43,7 @@ MODELS = {
     "a2r": [],
     "three_player": [],
     "three_player_introspective": [],
+    "three_player_pathwise": [],
     "nir": [],
     # torch's Adam (the one patched above); h(t) = t: ReLU of a batch-mean gap is taken per process under DDP
     "invrat": ["model.adam=torch", "model.schedule=[1,1,1]", "model.losses.invariance.penalty=identity"],

@@ -9,6 +9,7 @@ import torch
 from family_helpers import experiment, first_batch, snapshot, same, trainer
 from reference_steps import small_model
 
+from pyhighlights.components.complement_gap import ComplementGapTerm
 from pyhighlights.components.policy import PolicyGradientTerm, PolicySelector, policy_log_probs
 from pyhighlights.models.baselines.three_player import count_penalties, game_reward
 
@@ -127,6 +128,44 @@ def test_a_gumbel_generator_learns_from_the_reward_alone(family_tiny_dir):
     outputs = model.train()(batch)
     outputs["logits"].sum().backward()
     assert all(p.grad is None for p in model.selector.parameters())
+
+
+def test_complement_gap_by_hand():
+    logits = torch.tensor([[0.0, 0.0], [0.0, math.log(3.0)]])
+    complement = torch.tensor([[0.0, math.log(3.0)], [0.0, 0.0]])
+    outputs = {"logits": logits, "complement_logits": complement, "labels": torch.tensor([1, 1])}
+    # document 1: CE = ln 2, CE_c = -ln(3/4): max(0.2 - (CE_c - CE), 0) = 0.2 + ln 2 + ln 0.75;
+    # document 2: CE = -ln(3/4), CE_c = ln 2: the gap exceeds the margin, 0
+    value = ComplementGapTerm(margin=0.2).value(outputs)
+    assert float(value) == pytest.approx((0.2 + math.log(2.0) + math.log(0.75)) / 2)
+
+
+def test_the_pathwise_generator_step_moves_the_generator_only_through_both_predictors(family_tiny_dir):
+    """three_player_pathwise: the generator step reads a fresh Gumbel sample through the frozen predictors;
+    each of the three steps still changes its own player, and the gap term's gradient reaches the generator."""
+    exp = experiment(family_tiny_dir, "three_player_pathwise")
+    model = exp.model()
+    assert [p.name for p in model.phases()] == ["complement", "predictor", "selector"]
+    assert model.phases()[2].frozen == ("complement", "predictor")
+    parts = model.parts()
+    before = {name: snapshot(modules) for name, modules in parts.items()}
+    trainer(1).fit(model, datamodule=exp.datamodule(0))
+    for name, modules in parts.items():
+        assert not same(before[name], snapshot(modules)), name
+    model.zero_grad(set_to_none=True)
+    outputs = model.train()(first_batch(exp))
+    shared = {"outputs": outputs}
+    step = type("Step", (), {"batch": first_batch(exp), "state": shared})()
+    gap = model.losses.terms["gap"]
+    _, share = gap.weighted(model.pathwise_outputs(step))
+    share.backward()
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.selector.parameters())
+
+
+def test_the_pathwise_generator_needs_a_differentiable_mask(family_tiny_dir):
+    exp = experiment(family_tiny_dir, "three_player_pathwise", "model/selector=policy")
+    with pytest.raises(ValueError, match="selector=gumbel"):
+        trainer(1).fit(exp.model(), datamodule=exp.datamodule(0))
 
 INTROSPECTIVE = ["model.selector.label_embedding_size=3"]
 

@@ -121,6 +121,10 @@ class ThreePlayerConfig(RNPConfig):
     complement_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False,
                                         description="learning rate of the complement predictor (reference: "
                                                     "opt_E_anti, lr 1e-3); null = predictor_lr")
+    generator_gradient: Literal["reward", "pathwise"] = Param(
+        "reward", description="how the generator learns: REINFORCE on the reward (reference), or pathwise, its "
+                              "selector_terms read through a straight-through mask on a fresh sample (our option, "
+                              "three_player_pathwise)")
     reward: Literal["accuracy", "hinge"] = Param(
         "accuracy", description="the generator's gap term: accuracy gap (reference) or the paper's hinge on the "
                                 "two cross-entropies")
@@ -174,10 +178,28 @@ class IntrospectiveThreePlayerConfig(ThreePlayerConfig):
                            "introspection": {"logits": "selector_label_logits"}}}
 
 
+class PathwiseThreePlayerConfig(ThreePlayerConfig):
+    """``three_player_pathwise`` (our option, not the reference's): the same three players and steps, but the
+    generator is RNP's Gumbel selector and learns by backpropagation through both predictors (frozen in its step)
+    instead of REINFORCE: CE on the rationale, the complement's large-margin gap (the paper's hinge, margin 0.2,
+    weight 1.2 as the reward's gap), and RNP's sparsity and continuity terms in place of the count penalties."""
+
+    selector: RegistrationKey = Param(key("selector", "gumbel"))
+    losses: dict[str, RegistrationKey] = Param(
+        {"task": key("loss", "cross_entropy"), "complement_task": key("loss", "cross_entropy"),
+         "gap": key("loss", "complement_gap"), "sparsity": key("loss", "sparsity"),
+         "continuity": key("loss", "continuity")})
+    generator_gradient: Literal["reward", "pathwise"] = Param("pathwise", description="see three_player")
+    selector_terms: list[str] = Param(["task", "gap", "sparsity", "continuity"],
+                                      description="loss terms of the generator step, read through its mask")
+    defaults = {"losses": {"gap": {"weight": 1.2}}}
+
+
 class ThreePlayer(PhasedTraining, RNP):
     def __init__(self, *, predictor_lr, complement_lr, reward, accuracy_weight, gap_weight, complement_weight,
                  margin, sparsity_weight, continuity_weight, count_tokens, count_pieces, baseline_window,
-                 complement_terms, predictor_terms, selector_terms, introspection_terms, introspection_lr, **rnp):
+                 complement_terms, predictor_terms, selector_terms, introspection_terms, introspection_lr,
+                 generator_gradient, **rnp):
         super().__init__(**rnp)
         self.complement_encoder = self.make_backbone()
         size = self.complement_encoder.output_size
@@ -192,6 +214,7 @@ class ThreePlayer(PhasedTraining, RNP):
             raise ValueError("model.introspection_terms trains the generator's classifier, but model.selector "
                              f"({type(self.selector).__name__}) has none; use selector=introspective")
         self.introspection_lr = introspection_lr
+        self.generator_gradient = generator_gradient
         classes = getattr(getattr(self.selector, "classifier", None), "out_features", self.num_classes)
         if classes != self.num_classes:
             raise ValueError(f"model.selector.num_classes is {classes} but the corpus has {self.num_classes} "
@@ -266,6 +289,20 @@ class ThreePlayer(PhasedTraining, RNP):
             step.state["outputs"] = self(step.batch)
         return step.state["outputs"]
 
+    def pathwise_outputs(self, step):
+        """A fresh sample read by both predictors with its gradient (generator_gradient=pathwise)."""
+        batch = step.batch
+        selection = self.select(batch)
+        if not selection.mask.requires_grad:
+            raise ValueError(f"model.generator_gradient=pathwise backpropagates through the generator's mask, but "
+                             f"model.selector ({type(self.selector).__name__}) draws it without gradient; use "
+                             f"selector=gumbel")
+        logits = self.predict(batch, selection.mask)
+        complement_logits = self.complement_predict(batch, remainder(selection.mask, batch.word_mask))
+        shared = step.state["outputs"]
+        return self.outputs(batch, selection, logits, complement_logits=complement_logits, reward=shared["reward"],
+                            advantage=shared["advantage"])
+
     def after_generator(self, result, step) -> None:
         outputs = result.outputs
         self.log("train/reward", outputs["reward"].detach().mean(), batch_size=step.batch.size)
@@ -286,7 +323,11 @@ class ThreePlayer(PhasedTraining, RNP):
             Phase("predictor", trains=("predictor",), optimisers=("predictor",), outputs=self.phase_outputs,
                   terms=terms["predictor"], logged="train/predictor_loss"),
             Phase("selector", trains=("selector",), optimisers=("selector",), outputs=self.phase_outputs,
-                  terms=terms["selector"], logged="train/selector_loss", after=self.after_generator),
+                  terms=terms["selector"], logged="train/selector_loss", after=self.after_generator)
+            if self.generator_gradient == "reward" else
+            Phase("selector", trains=("selector",), optimisers=("selector",), outputs=self.pathwise_outputs,
+                  frozen=("complement", "predictor"), terms=terms["selector"], logged="train/selector_loss",
+                  after=self.after_generator),
         ]
         if terms["introspection"]:
             phases.append(Phase("introspection", trains=("selector",), optimisers=("introspection",),
