@@ -113,7 +113,10 @@ class ThreePlayerConfig(RNPConfig):
     complement_predictor: RegistrationKey = Param(key("predictor", "mlp"))
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "complement_task": key("loss", "cross_entropy"),
-         "policy": key("loss", "policy_gradient")})
+         "policy": key("loss", "policy_gradient"),
+         # read by no step of the reference game: the terms of generator_gradient=pathwise (our option)
+         "gap": key("loss", "complement_gap"), "sparsity": key("loss", "sparsity"),
+         "continuity": key("loss", "continuity")})
     layer_norm: Literal["none", "selector", "both"] = Param(
         "none", description="LayerNorm on encoder states: none (reference), the selector path, or each path its own")
     predictor_lr: float = Param(1e-3, gt=0.0, allow_inf_nan=False,
@@ -155,7 +158,7 @@ class ThreePlayerConfig(RNPConfig):
     defaults = {
         "lr": 1e-4, "encoder_dropout": 0.0, "recurrence": "within_length", "bucket": False,
         "predictor": {"dropout": 0.0}, "complement_predictor": {"dropout": 0.0},
-        "losses": {"complement_task": {"logits": "complement_logits"}},
+        "losses": {"complement_task": {"logits": "complement_logits"}, "gap": {"weight": 1.2}},
     }
 
 
@@ -167,7 +170,8 @@ class IntrospectiveThreePlayerConfig(ThreePlayerConfig):
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "complement_task": key("loss", "cross_entropy"),
          "policy": key("loss", "policy_gradient"), "consistency": key("loss", "cross_entropy"),
-         "introspection": key("loss", "cross_entropy")})
+         "introspection": key("loss", "cross_entropy"), "gap": key("loss", "complement_gap"),
+         "sparsity": key("loss", "sparsity"), "continuity": key("loss", "continuity")})
     predictor_terms: list[str] = Param(["task", "consistency"], description="loss terms of the predictor step "
                                                                           "(reference: e_loss, the mean of both CEs)")
     introspection_terms: list[str] = Param(["introspection"], description="loss terms of the generator's "
@@ -185,14 +189,9 @@ class PathwiseThreePlayerConfig(ThreePlayerConfig):
     weight 1.2 as the reward's gap), and RNP's sparsity and continuity terms in place of the count penalties."""
 
     selector: RegistrationKey = Param(key("selector", "gumbel"))
-    losses: dict[str, RegistrationKey] = Param(
-        {"task": key("loss", "cross_entropy"), "complement_task": key("loss", "cross_entropy"),
-         "gap": key("loss", "complement_gap"), "sparsity": key("loss", "sparsity"),
-         "continuity": key("loss", "continuity")})
     generator_gradient: Literal["reward", "pathwise"] = Param("pathwise", description="see three_player")
     selector_terms: list[str] = Param(["task", "gap", "sparsity", "continuity"],
                                       description="loss terms of the generator step, read through its mask")
-    defaults = {"losses": {"gap": {"weight": 1.2}}}
 
 
 class ThreePlayer(PhasedTraining, RNP):
