@@ -56,7 +56,9 @@ Options, each a named setting: ``reward=hinge`` (the paper's hinge form, the lar
 keeps as a TensorFlow comment: the gap term becomes −max(margin − (CE_c − CE), 0) per document, ``margin`` 0.2,
 the script's ``args.margin``, read by no PyTorch code); ``losses.policy.reduction=mean``; ``complement_lr``;
 ``selector=gumbel`` (a straight-through Gumbel sample, read by the policy-gradient term as a draw from
-softmax(logits)).
+softmax(logits)); ``generator_gradient=pathwise`` (registered with its terms as ``three_player_pathwise``): the
+generator steps on a fresh Gumbel sample read through both predictors, frozen in that step, on ``selector_terms``
+(the predictor's CE, ``gap``: the hinge above as a loss term, and RNP's sparsity and continuity terms), no reward.
 Not an option: a document with nothing kept (or nothing left out) pools to zeros here; the reference max-pools
 its states shifted by −1e6 then.
 """
