@@ -169,13 +169,6 @@ class SparsityConfig(PaddingConfig):
                               "with p(keep) >= 0.5, what a threshold evaluation keeps (the model output "
                               "keep_logit, without the selector's training-time dropout), so λ holds the "
                               "evaluated rate at s")
-    penalty_rate: Literal["sample", "threshold"] = Param(
-        "sample", description="constraint mode: the rate whose side of s sets the direction of the penalty's pull "
-                              "weight·|rate - s| (its gradient always flows through the sample). sample: the "
-                              "sample's own; threshold: the rate that moves λ (multiplier_rate), so that penalty "
-                              "and multiplier agree: with a Gumbel sample keeping more words than its threshold "
-                              "(p(keep) < 0.5 words drawn), the penalty pulled the sample down while λ pushed the "
-                              "threshold rate up (FR on the embedded corpus)")
     multiplier_warmup: int = Param(
         0, ge=0, description="constraint mode: the first training batches during which λ stays at multiplier_init "
                              "and their violations are dropped (0: none). While the keep probabilities are still "
@@ -209,16 +202,14 @@ class SparsityTerm(LossTerm):
                  mode: str = "penalty", multiplier_update: str = "additive", multiplier_lr: float = 0.2,
                  multiplier_init: float = 1e-5, multiplier_decay: float = 0.5, multiplier_max: float = 5.0,
                  multiplier_rate: str = "threshold", multiplier_warmup: int = 0, multiplier_warmup_epochs: int = 3,
-                 multiplier_kp: float = 0.0, penalty_rate: str = "sample", **inputs: str):
+                 multiplier_kp: float = 0.0, **inputs: str):
         super().__init__(weight=weight, **inputs)
         self.target, self.padding = target, padding
         if mode not in ("penalty", "constraint"):
             raise ValueError(f"sparsity mode: expected penalty or constraint, got {mode!r}")
         if multiplier_rate not in ("sample", "threshold"):
             raise ValueError(f"sparsity multiplier_rate: expected sample or threshold, got {multiplier_rate!r}")
-        if penalty_rate not in ("sample", "threshold"):
-            raise ValueError(f"sparsity penalty_rate: expected sample or threshold, got {penalty_rate!r}")
-        self.multiplier, self.multiplier_rate, self.penalty_rate = None, multiplier_rate, penalty_rate
+        self.multiplier, self.multiplier_rate = None, multiplier_rate
         if mode == "constraint":
             from pyhighlights.components.multiplier import RateMultiplier
 
@@ -244,12 +235,10 @@ class SparsityTerm(LossTerm):
         inputs = self.read(outputs)
         violation = self.rate(inputs) - self.target
         distance = violation.abs()
-        threshold = (self.threshold_rate(outputs, inputs["word_mask"]) - self.target
-                     if "threshold" in (self.multiplier_rate, self.penalty_rate) else None)
-        self.multiplier.record(violation if self.multiplier_rate == "sample" else threshold)
+        self.multiplier.record(violation if self.multiplier_rate == "sample" else
+                               self.threshold_rate(outputs, inputs["word_mask"]) - self.target)
         # the penalty's immediate pull toward s plus the multiplier's correction of where the penalty settles
-        pull = distance if self.penalty_rate == "sample" else torch.sign(threshold) * violation
-        return distance.detach(), scale * (self.weight * pull + self.multiplier.value * violation)
+        return distance.detach(), scale * (self.weight * distance + self.multiplier.value * violation)
 
     @staticmethod
     def threshold_rate(outputs: Outputs, word_mask: torch.Tensor) -> torch.Tensor:

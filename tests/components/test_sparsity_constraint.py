@@ -310,20 +310,3 @@ def test_a_warmup_lasting_every_trained_epoch_is_refused(model, extra, trained):
     check(0)
     with pytest.raises(ConfigError, match=rf"multiplier_warmup_epochs={trained} >= the {trained} epochs"):
         check(trained)
-
-
-def test_penalty_rate_threshold_pulls_the_sample_toward_the_side_the_threshold_rate_is_on():
-    """The sample keeps 7 of 20 words (0.35 > s) but only 2 have p(keep) >= 0.5 (0.10 < s): the default penalty
-    pulls the sample down (its gradient +weight/20 per kept word), penalty_rate=threshold pulls it up
-    (-weight/20), each beside λ·(rate - s) on the sample (λ = 0 here: no update has run)."""
-    keep_logit = torch.full((1, WORDS + 4), -1.0)
-    keep_logit[0, :2] = 0.5
-    grads = {}
-    for penalty_rate in ("sample", "threshold"):
-        term = constraint(multiplier_rate="threshold", multiplier_init=0.0, weight=2.0, penalty_rate=penalty_rate)
-        outputs = outputs_at(0.35)
-        total, _ = LossSet({"sparsity": term})({**outputs, "keep_logit": keep_logit})
-        total.backward()
-        grads[penalty_rate] = outputs["mask"].grad[0, :WORDS]
-    assert grads["sample"].tolist() == pytest.approx([2.0 / WORDS] * WORDS)
-    assert grads["threshold"].tolist() == pytest.approx([-2.0 / WORDS] * WORDS)

@@ -15,8 +15,7 @@ def test_schema_nests_children_with_model_specific_defaults():
                                           "mode": "penalty", "multiplier_update": "additive", "multiplier_lr": 0.2,
                                           "multiplier_init": 1e-5, "multiplier_decay": 0.5, "multiplier_max": 5.0,
                                           "multiplier_rate": "threshold", "multiplier_warmup": 0,
-                                          "multiplier_warmup_epochs": 3, "multiplier_kp": 0.0,
-                                          "penalty_rate": "sample"}
+                                          "multiplier_warmup_epochs": 3, "multiplier_kp": 0.0}
     assert spec["losses"]["match"] == {"name": "match", "weight": 1.5, "p": "logits", "q": "guider_logits"}
     assert spec["guider_losses"]["guider_task"]["logits"] == "guider_logits"
     # the generic loss default is untouched by the model's presets
