@@ -12,6 +12,7 @@ from reference_steps import small_model
 from pyhighlights.components.complement_gap import ComplementGapTerm
 from pyhighlights.components.policy import PolicyGradientTerm, PolicySelector, policy_log_probs
 from pyhighlights.models.baselines.three_player import count_penalties, game_reward
+from pyhighlights.models.phases import Step
 
 WORDS = torch.tensor([[1.0, 1, 1, 1, 1, 0], [1, 1, 1, 1, 1, 1]])
 MASK = torch.tensor([[1.0, 1, 0, 0, 1, 0], [0, 0, 0, 0, 1, 1]])
@@ -100,15 +101,20 @@ def test_baseline_is_the_mean_of_the_last_window_batches_starting_from_zero():
     assert "reward_history" in model.state_dict() and "rewards_seen" in model.state_dict()
 
 
-def test_each_step_moves_its_own_player(family_tiny_dir):
-    """One batch: three optimiser steps, each changing one player's parameters; the rewards enter the baseline."""
-    exp = experiment(family_tiny_dir, "three_player")
+def fit_one_batch_moving_every_player(exp):
+    """The model of ``exp`` after one training batch, each player's parameters asserted changed by it."""
     model = exp.model()
     parts = model.parts()
     before = {name: snapshot(modules) for name, modules in parts.items()}
     trainer(1).fit(model, datamodule=exp.datamodule(0))
     for name, modules in parts.items():
         assert not same(before[name], snapshot(modules)), name
+    return model
+
+
+def test_each_step_moves_its_own_player(family_tiny_dir):
+    """One batch: three optimiser steps, each changing one player's parameters; the rewards enter the baseline."""
+    model = fit_one_batch_moving_every_player(experiment(family_tiny_dir, "three_player"))
     assert int(model.rewards_seen) == 2 and float(model.reward_history[1]) != 0.0
 
 
@@ -117,15 +123,9 @@ def test_a_gumbel_generator_learns_from_the_reward_alone(family_tiny_dir):
     """selector=gumbel: its straight-through mask reaches the predictors as data (each step backpropagates into
     its own player only), and the generator still moves, through the policy-gradient term."""
     exp = experiment(family_tiny_dir, "three_player", "model/selector=gumbel")
-    model = exp.model()
-    parts = model.parts()
-    before = {name: snapshot(modules) for name, modules in parts.items()}
-    trainer(1).fit(model, datamodule=exp.datamodule(0))
-    for name, modules in parts.items():
-        assert not same(before[name], snapshot(modules)), name
-    batch = first_batch(exp)
+    model = fit_one_batch_moving_every_player(exp)
     model.zero_grad(set_to_none=True)
-    outputs = model.train()(batch)
+    outputs = model.train()(first_batch(exp))
     outputs["logits"].sum().backward()
     assert all(p.grad is None for p in model.selector.parameters())
 
@@ -144,20 +144,13 @@ def test_the_pathwise_generator_step_moves_the_generator_only_through_both_predi
     """three_player_pathwise: the generator step reads a fresh Gumbel sample through the frozen predictors;
     each of the three steps still changes its own player, and the gap term's gradient reaches the generator."""
     exp = experiment(family_tiny_dir, "three_player_pathwise")
-    model = exp.model()
+    model = fit_one_batch_moving_every_player(exp)
     assert [p.name for p in model.phases()] == ["complement", "predictor", "selector"]
     assert model.phases()[2].frozen == ("complement", "predictor")
-    parts = model.parts()
-    before = {name: snapshot(modules) for name, modules in parts.items()}
-    trainer(1).fit(model, datamodule=exp.datamodule(0))
-    for name, modules in parts.items():
-        assert not same(before[name], snapshot(modules)), name
     model.zero_grad(set_to_none=True)
-    outputs = model.train()(first_batch(exp))
-    shared = {"outputs": outputs}
-    step = type("Step", (), {"batch": first_batch(exp), "state": shared})()
-    gap = model.losses.terms["gap"]
-    _, share = gap.weighted(model.pathwise_outputs(step))
+    step = Step(first_batch(exp), 0)
+    model.train().phase_outputs(step)  # the shared forward the two predictor steps read
+    _, share = model.losses.terms["gap"].weighted(model.pathwise_outputs(step))
     share.backward()
     assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.selector.parameters())
 

@@ -19,41 +19,28 @@ import pytest
 from family_helpers import experiment, learned_test_scores
 
 SEEDS = (0, 1, 2)
-SETTINGS = ("layout=packed", "backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16",
-            "model.lr=0.003", "model.predictor_lr=0.01", "model.selector.exploration=0",
-            "model.count_tokens=8", "model.count_pieces=2")
-EPOCHS = 8
-# observed over seeds 0-4 (this machine, torch CPU, 50-59 CPU-s a seed): accuracy 0.964-1.000 (0.970, 0.994, 0.964,
-# 1.000, 0.976), highlight F1 0.381-0.417 (0.381, 0.381, 0.405, 0.387, 0.417), selection rate 0.09-0.20
-MIN_ACCURACY, MIN_F1 = 0.9, 0.3
+# REINFORCE, observed over seeds 0-4 after 8 epochs (this machine, torch CPU, 50-59 CPU-s a seed): accuracy
+# 0.964-1.000 (0.970, 0.994, 0.964, 1.000, 0.976), highlight F1 0.381-0.417 (0.381, 0.381, 0.405, 0.387, 0.417),
+# selection rate 0.09-0.20
+REINFORCE = dict(model="three_player", epochs=8, min_accuracy=0.9, min_f1=0.3,
+                 settings=("model.lr=0.003", "model.predictor_lr=0.01", "model.selector.exploration=0",
+                           "model.count_tokens=8", "model.count_pieces=2"))
+# three_player_pathwise (the Gumbel generator trained through both predictors), the generator and both predictors
+# at lr 4e-3, the sparsity and continuity terms at their defaults (target 0.15); observed over seeds 0-4 after 5
+# epochs (23 CPU-s a seed): accuracy 1.000 on every seed, highlight F1 0.720-0.761 (0.720, 0.726, 0.743, 0.761,
+# 0.750), selection rate 0.09-0.11; after 4 epochs F1 0.604-0.705
+PATHWISE = dict(model="three_player_pathwise", epochs=5, min_accuracy=0.9, min_f1=0.6,
+                settings=("model.lr=0.004", "model.predictor_lr=0.004"))
+SCALE = ("layout=packed", "backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16")
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("case", [REINFORCE, PATHWISE], ids=["reinforce", "pathwise"])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_three_player_learns(learnable_beer_dir, seed):
-    exp = experiment(learnable_beer_dir, "three_player", *SETTINGS)
+def test_three_player_learns(learnable_beer_dir, case, seed):
+    exp = experiment(learnable_beer_dir, case["model"], *SCALE, *case["settings"])
     # scored after each epoch, stopped at the first that passes (tests/learning_stop.py)
-    scores = learned_test_scores(exp, seed, EPOCHS, MIN_ACCURACY, MIN_F1)
-    metrics, trained = scores[-1], f"after {len(scores)} of {EPOCHS} epochs"
-    assert metrics["test/accuracy"] >= MIN_ACCURACY, (trained, metrics)
-    assert metrics["test/highlight_f1"] >= MIN_F1, (trained, metrics)
-
-
-# three_player_pathwise (the Gumbel generator trained through both predictors): the same corpus and scale, the
-# generator and both predictors at lr 4e-3, the sparsity and continuity terms at their defaults (target 0.15).
-PATHWISE_SETTINGS = ("layout=packed", "backbone.hidden_size=64", "embeddings.dim=64", "trainer.batch_size=16",
-                     "model.lr=0.004", "model.predictor_lr=0.004")
-PATHWISE_EPOCHS = 5
-# observed over seeds 0-4 after 5 epochs (this machine, 23 CPU-s a seed): accuracy 1.000 on every seed, highlight
-# F1 0.720-0.761 (0.720, 0.726, 0.743, 0.761, 0.750), selection rate 0.09-0.11; after 4 epochs F1 0.604-0.705
-PATHWISE_MIN_ACCURACY, PATHWISE_MIN_F1 = 0.9, 0.6
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", SEEDS)
-def test_three_player_pathwise_learns(learnable_beer_dir, seed):
-    exp = experiment(learnable_beer_dir, "three_player_pathwise", *PATHWISE_SETTINGS)
-    scores = learned_test_scores(exp, seed, PATHWISE_EPOCHS, PATHWISE_MIN_ACCURACY, PATHWISE_MIN_F1)
-    metrics, trained = scores[-1], f"after {len(scores)} of {PATHWISE_EPOCHS} epochs"
-    assert metrics["test/accuracy"] >= PATHWISE_MIN_ACCURACY, (trained, metrics)
-    assert metrics["test/highlight_f1"] >= PATHWISE_MIN_F1, (trained, metrics)
+    scores = learned_test_scores(exp, seed, case["epochs"], case["min_accuracy"], case["min_f1"])
+    metrics, trained = scores[-1], f"after {len(scores)} of {case['epochs']} epochs"
+    assert metrics["test/accuracy"] >= case["min_accuracy"], (trained, metrics)
+    assert metrics["test/highlight_f1"] >= case["min_f1"], (trained, metrics)

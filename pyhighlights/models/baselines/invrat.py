@@ -122,10 +122,7 @@ class InvRat(TakesTurns, PhasedTraining, RNP):
             if self.training:
                 require_environments(None, "model=invrat")
             return self.predict(batch, keep_words)  # raw text / no environments: the agnostic logits
-        from pyhighlights.components.words import words_to_tokens
-
-        keep_tokens = None if keep_words is None else \
-            words_to_tokens(keep_words, batch.word_ids, fill=1.0) * batch.attention_mask
+        keep_tokens = None if keep_words is None else self.kept_tokens(batch, keep_words)
         extra = self.environment_head.word_features(batch.environments, batch.attention_mask)
         if extra is None:
             states = self.environment_encoder(batch.input_ids, batch.attention_mask, keep=keep_tokens)

@@ -318,17 +318,16 @@ class ThreePlayer(PhasedTraining, RNP):
 
     def phases(self):
         terms = self.step_terms
+        # REINFORCE reads the shared forward; the pathwise step a fresh sample through the frozen predictors
+        generator = dict(outputs=self.phase_outputs) if self.generator_gradient == "reward" else \
+            dict(outputs=self.pathwise_outputs, frozen=("complement", "predictor"))
         phases = [
             Phase("complement", trains=("complement",), optimisers=("complement",), outputs=self.phase_outputs,
                   terms=terms["complement"], logged="train/complement_loss"),
             Phase("predictor", trains=("predictor",), optimisers=("predictor",), outputs=self.phase_outputs,
                   terms=terms["predictor"], logged="train/predictor_loss"),
-            Phase("selector", trains=("selector",), optimisers=("selector",), outputs=self.phase_outputs,
-                  terms=terms["selector"], logged="train/selector_loss", after=self.after_generator)
-            if self.generator_gradient == "reward" else
-            Phase("selector", trains=("selector",), optimisers=("selector",), outputs=self.pathwise_outputs,
-                  frozen=("complement", "predictor"), terms=terms["selector"], logged="train/selector_loss",
-                  after=self.after_generator),
+            Phase("selector", trains=("selector",), optimisers=("selector",), terms=terms["selector"],
+                  logged="train/selector_loss", after=self.after_generator, **generator),
         ]
         if terms["introspection"]:
             phases.append(Phase("introspection", trains=("selector",), optimisers=("introspection",),
