@@ -68,30 +68,31 @@ class BandSelection:
         self.previous = accuracy
         return kept
 
+    def state_dict(self) -> dict:
+        return {"previous": self.previous}
 
-class BandSelectionCheckpoint(ModelCheckpoint):
-    """Keeps one checkpoint: the last epoch :class:`BandSelection` kept (guider-only epochs ignored).
+    def load_state_dict(self, state: dict) -> None:
+        self.previous = state["previous"]
 
-    The reference measures accuracy as the macro-averaged per-class accuracy
-    (``val/balanced_accuracy`` here) and the rate as the mean per-document
-    selection rate (``val/sparsity_per_document``).
-    """
 
-    def __init__(self, *, dirpath, target: float, band: float = 0.035, floor: float = 0.8,
-                 accuracy: str = "val/balanced_accuracy", rate: str = "val/sparsity_per_document"):
+class _RuleCheckpoint(ModelCheckpoint):
+    """Keeps one checkpoint: the last epoch ``self.rule.keep(*values)`` kept, the values read from the logged
+    ``self.keys`` after validation (guider-only epochs ignored)."""
+
+    keys: tuple[str, ...]
+
+    def __init__(self, *, dirpath):
         super().__init__(dirpath=dirpath, filename="best-{epoch}", monitor=None, save_top_k=1)
-        self.rule = BandSelection(target, band, floor)
-        self.accuracy_key, self.rate_key = accuracy, rate
         self.kept_epochs: list[int] = []
 
     def on_validation_end(self, trainer, pl_module):
         if trainer.sanity_checking or _warming_up(trainer, pl_module):
             return
         metrics = trainer.callback_metrics
-        missing = [k for k in (self.accuracy_key, self.rate_key) if k not in metrics]
+        missing = [k for k in self.keys if k not in metrics]
         if missing:
             raise KeyError(f"trainer.selection: the model logs no {missing}; logged: {sorted(metrics)}")
-        if not self.rule.keep(float(metrics[self.accuracy_key]), float(metrics[self.rate_key])):
+        if not self.rule.keep(*(float(metrics[k]) for k in self.keys)):
             return
         previous = self.best_model_path
         path = str(Path(self.dirpath) / f"best-epoch={counted_from_one(trainer.current_epoch)}.ckpt")
@@ -105,12 +106,81 @@ class BandSelectionCheckpoint(ModelCheckpoint):
         pass  # decisions are taken after validation only
 
     def state_dict(self):
-        return {**super().state_dict(), "previous_accuracy": self.rule.previous, "kept_epochs": self.kept_epochs}
+        return {**super().state_dict(), "rule": self.rule.state_dict(), "kept_epochs": self.kept_epochs}
 
     def load_state_dict(self, state_dict):
         super().load_state_dict(state_dict)
-        self.rule.previous = state_dict.get("previous_accuracy", self.rule.previous)
+        if "rule" in state_dict:
+            self.rule.load_state_dict(state_dict["rule"])
         self.kept_epochs = list(state_dict.get("kept_epochs", []))
+
+
+class BandSelectionCheckpoint(_RuleCheckpoint):
+    """Keeps the last epoch :class:`BandSelection` kept.
+
+    The reference measures accuracy as the macro-averaged per-class accuracy
+    (``val/balanced_accuracy`` here) and the rate as the mean per-document
+    selection rate (``val/sparsity_per_document``).
+    """
+
+    def __init__(self, *, dirpath, target: float, band: float = 0.035, floor: float = 0.8,
+                 accuracy: str = "val/balanced_accuracy", rate: str = "val/sparsity_per_document"):
+        super().__init__(dirpath=dirpath)
+        self.rule = BandSelection(target, band, floor)
+        self.keys = (accuracy, rate)
+
+    def load_state_dict(self, state_dict):
+        super().load_state_dict(state_dict)
+        if "previous_accuracy" in state_dict:  # written before the rule kept its own state
+            self.rule.previous = state_dict["previous_accuracy"]
+
+
+class FeasibleSelection:
+    """The best feasible epoch of a constrained run: the best monitored value among the epochs whose dev
+    selection rate lies within ``target +- tolerance``.
+
+    A constrained optimiser's iterates oscillate around the constraint, so the
+    last or the overall best iterate need not satisfy it; keeping the best
+    feasible iterate is the usual remedy (Cotter, Jiang and Sridharan, ALT 2019,
+    *Two-Player Games for Efficient Non-Convex Constrained Optimization*).
+    Until an epoch is feasible, the one with the smallest violation
+    ``max(0, |rate - target| - tolerance)`` is kept, so a run always has a checkpoint.
+    """
+
+    def __init__(self, target: float, tolerance: float = 0.005, mode: str = "min"):
+        if mode not in ("min", "max"):
+            raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
+        self.target, self.tolerance, self.sign = target, tolerance, 1.0 if mode == "min" else -1.0
+        self.best: tuple[float, float] | None = None
+
+    def violation(self, rate: float) -> float:
+        return max(0.0, abs(rate - self.target) - self.tolerance)
+
+    def keep(self, monitored: float, rate: float) -> bool:
+        key = (self.violation(rate), self.sign * monitored)
+        if key[1] != key[1]:  # NaN monitored: only ever kept for a smaller violation
+            key = (key[0], float("inf"))
+        if self.best is not None and key >= tuple(self.best):
+            return False
+        self.best = key
+        return True
+
+    def state_dict(self) -> dict:
+        return {"best": None if self.best is None else list(self.best)}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.best = None if state.get("best") is None else tuple(state["best"])
+
+
+class FeasibleCheckpoint(_RuleCheckpoint):
+    """Keeps the epoch :class:`FeasibleSelection` chooses; the rate is ``val/sparsity``, the quantity the
+    test reports as ``test/sparsity``."""
+
+    def __init__(self, *, dirpath, target: float, monitor: str = "val/loss", mode: str = "min",
+                 tolerance: float = 0.005, rate: str = "val/sparsity"):
+        super().__init__(dirpath=dirpath)
+        self.rule = FeasibleSelection(target, tolerance, mode)
+        self.keys = (monitor, rate)
 
 
 def check_monitors(callbacks) -> None:

@@ -27,7 +27,7 @@ from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.data.inputs import prepare_inputs
 from pyhighlights.plots import plot_run_safely
 from pyhighlights.plots.series import sparsity_target
-from pyhighlights.training.callbacks import (BandSelectionCheckpoint, FaultPoints, PredictionWriter,
+from pyhighlights.training.callbacks import (BandSelectionCheckpoint, FeasibleCheckpoint, FaultPoints, PredictionWriter,
                                              WarmupAwareCheckpoint, WarmupAwareEarlyStopping, check_monitors)
 from pyhighlights.training.checkpoint_io import SafeCheckpointIO
 from pyhighlights.training.checkpoints import LastCheckpoint, latest_checkpoint, remove_unreferenced_best
@@ -151,6 +151,9 @@ class Experiment:
         if s.save_checkpoints and s.selection == "accuracy_in_band":
             callbacks.append(BandSelectionCheckpoint(dirpath=out_dir / "checkpoints", target=_band_centre(s, model),
                                                      band=s.selection_band, floor=s.selection_floor))
+        elif s.save_checkpoints and s.selection == "feasible":
+            callbacks.append(FeasibleCheckpoint(dirpath=out_dir / "checkpoints", target=_band_centre(s, model),
+                                                monitor=s.monitor, mode=s.mode, tolerance=s.selection_tolerance))
         elif s.save_checkpoints:
             callbacks.append(WarmupAwareCheckpoint(dirpath=out_dir / "checkpoints", filename="best-{epoch}",
                                                    monitor=s.monitor, mode=s.mode, save_top_k=1))
@@ -256,8 +259,8 @@ def _band_centre(settings, model) -> float:
         return settings.selection_target
     term = getattr(model, "losses", None) and model.losses.terms.get("sparsity")
     if term is None or not hasattr(term, "target"):
-        raise ConfigError("trainer.selection_target: required for selection=accuracy_in_band when the model has no "
-                          "sparsity loss term")
+        raise ConfigError(f"trainer.selection_target: required for selection={settings.selection} when the model "
+                          "has no sparsity loss term")
     return term.target
 
 

@@ -34,12 +34,15 @@ class TrainerConfig(Configuration):
                                                              "within an epoch; 0 = at epoch ends only")
     evaluation_draws: int = Param(5, ge=1, description="seeded test passes averaged when the model samples at "
                                                        "evaluation (a deterministic model is tested once)")
-    selection: Literal["monitor", "accuracy_in_band"] = Param(
+    selection: Literal["monitor", "accuracy_in_band", "feasible"] = Param(
         "monitor", description="which checkpoint is tested: monitor = best `monitor`; accuracy_in_band = the G-RAT "
                                "reference rule (dev accuracy beats the previous epoch's, dev selection rate within "
-                               "s +- selection_band)")
+                               "s +- selection_band); feasible = best `monitor` among the epochs whose dev "
+                               "selection rate is within s +- selection_tolerance (for a sparsity constraint)")
     selection_band: float = Real(0.035, gt=0.0, description="half-width of the selection-rate band "
                                                             "(reference: run_guide.py, 0.035)")
+    selection_tolerance: float = Real(0.005, gt=0.0, description="selection=feasible: half-width of the dev "
+                                                                 "selection rates counted as on target")
     selection_floor: float = Real(0.8, ge=0.0, le=1.0, description="dev accuracy the first kept epoch must beat "
                                                                     "(reference: run_guide.py --history_performance)")
     selection_target: float | None = Param(None, ge=0.0, le=1.0, description="centre s of the band; null = the "
