@@ -163,12 +163,14 @@ class SparsityConfig(PaddingConfig):
                                                       "the λ a loss uses is λ + kp·c (Stooke et al., 2020, PID "
                                                       "Lagrangian), c the moving average of the violation; 0: "
                                                       "dual ascent alone")
-    multiplier_rate: Literal["sample", "threshold"] = Param(
+    multiplier_rate: Literal["sample", "threshold", "evaluated"] = Param(
         "threshold", description="constraint mode: the rate whose violation moves λ. sample: the training sample's "
                               "(the rate of the objective, as the reference); threshold: the share of real words "
                               "with p(keep) >= 0.5, what a threshold evaluation keeps (the model output "
                               "keep_logit, without the selector's training-time dropout), so λ holds the "
-                              "evaluated rate at s")
+                              "evaluated rate at s; evaluated: the same share read by a second, gradient-free pass "
+                              "of the selector path in evaluation mode at the batch's start (no dropout anywhere "
+                              "in it, the encoder's included), one more selector forward per batch")
     multiplier_warmup: int = Param(
         0, ge=0, description="constraint mode: the first training batches during which λ stays at multiplier_init "
                              "and their violations are dropped (0: none). While the keep probabilities are still "
@@ -207,9 +209,13 @@ class SparsityTerm(LossTerm):
         self.target, self.padding = target, padding
         if mode not in ("penalty", "constraint"):
             raise ValueError(f"sparsity mode: expected penalty or constraint, got {mode!r}")
-        if multiplier_rate not in ("sample", "threshold"):
-            raise ValueError(f"sparsity multiplier_rate: expected sample or threshold, got {multiplier_rate!r}")
+        if multiplier_rate not in ("sample", "threshold", "evaluated"):
+            raise ValueError(f"sparsity multiplier_rate: expected sample, threshold or evaluated, got "
+                             f"{multiplier_rate!r}")
         self.multiplier, self.multiplier_rate = None, multiplier_rate
+        # multiplier_rate=evaluated: this batch's evaluation-mode rate, given by the model at the batch's start
+        self._evaluated_rate: torch.Tensor | None = None
+        self._evaluated_recorded = False
         if mode == "constraint":
             from pyhighlights.components.multiplier import RateMultiplier
 
@@ -235,10 +241,32 @@ class SparsityTerm(LossTerm):
         inputs = self.read(outputs)
         violation = self.rate(inputs) - self.target
         distance = violation.abs()
-        self.multiplier.record(violation if self.multiplier_rate == "sample" else
-                               self.threshold_rate(outputs, inputs["word_mask"]) - self.target)
+        if self.multiplier_rate == "evaluated":
+            self._record_evaluated()
+        else:
+            self.multiplier.record(violation if self.multiplier_rate == "sample" else
+                                   self.threshold_rate(outputs, inputs["word_mask"]) - self.target)
         # the penalty's immediate pull toward s plus the multiplier's correction of where the penalty settles
         return distance.detach(), scale * (self.weight * distance + self.multiplier.value * violation)
+
+    @property
+    def reads_evaluated_selection(self) -> bool:
+        """Whether the model must give this term each training batch's evaluation-mode selection rate."""
+        return self.multiplier is not None and self.multiplier_rate == "evaluated"
+
+    def give_evaluated_rate(self, rate: torch.Tensor) -> None:
+        """This training batch's rate as the model's evaluation selects it (read by the batch's first evaluation
+        of the term; later ones in the same batch record nothing more)."""
+        self._evaluated_rate, self._evaluated_recorded = rate.detach(), False
+
+    def _record_evaluated(self) -> None:
+        if self._evaluated_rate is None:
+            raise ValueError("sparsity multiplier_rate=evaluated: the model gave no evaluation-mode selection rate "
+                             "for this batch (a model that selects through select(batch) gives it at each "
+                             "training batch's start)")
+        if not self._evaluated_recorded:
+            self.multiplier.record(self._evaluated_rate - self.target)
+            self._evaluated_recorded = True
 
     @staticmethod
     def threshold_rate(outputs: Outputs, word_mask: torch.Tensor) -> torch.Tensor:

@@ -335,6 +335,30 @@ class SPPModel(pl.LightningModule):
             for name, value in losses.begin_step().items():
                 label = name if owner == "losses" else f"{owner}/{name}"
                 self.log(f"train/{label}", value, batch_size=1)
+        readers = [term for losses in self.loss_sets().values() for term in losses.terms.values()
+                   if getattr(term, "reads_evaluated_selection", False)]
+        if readers:
+            rate = self.evaluated_selection_rate(batch)
+            for term in readers:
+                term.give_evaluated_rate(rate)
+
+    @torch.no_grad()
+    def evaluated_selection_rate(self, batch: Batch) -> torch.Tensor:
+        """The share of ``batch``'s real words whose keep logit is >= 0 when the whole model is in evaluation
+        mode (no dropout anywhere on the selector path), read without gradients and without touching the
+        random streams training draws from (a selector that samples at evaluation draws here too)."""
+        modes = [(module, module.training) for module in self.modules()]
+        device = batch.word_mask.device
+        try:
+            for module, _ in modes:
+                module.training = False
+            with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+                selection = self.select(batch)
+        finally:
+            for module, mode in modes:
+                module.training = mode
+        word_mask = batch.word_mask.to(selection.logits.dtype)
+        return selection_rate((selection.keep_logit >= 0).to(word_mask.dtype), word_mask)
 
     # --- exact resume ---------------------------------------------------------------
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
