@@ -139,6 +139,13 @@ class PaddingConfig(WeightOnly):
                                                      "the padded width, as the G-RAT reference code")
 
 
+def threshold_selection_rate(keep_logit: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
+    """The share of real words whose keep logit is >= 0 (p(keep) >= 0.5): what a threshold evaluation keeps."""
+    if not torch.is_floating_point(word_mask):
+        word_mask = word_mask.to(keep_logit.dtype)
+    return selection_rate((keep_logit.detach() >= 0).to(word_mask.dtype), word_mask)
+
+
 class SparsityConfig(PaddingConfig):
     target: float = Real(0.15, ge=0.0, le=1.0, description="target selection rate s")
     mode: Literal["penalty", "constraint"] = Param(
@@ -213,9 +220,8 @@ class SparsityTerm(LossTerm):
             raise ValueError(f"sparsity multiplier_rate: expected sample, threshold or evaluated, got "
                              f"{multiplier_rate!r}")
         self.multiplier, self.multiplier_rate = None, multiplier_rate
-        # multiplier_rate=evaluated: this batch's evaluation-mode rate, given by the model at the batch's start
-        self._evaluated_rate: torch.Tensor | None = None
-        self._evaluated_recorded = False
+        # multiplier_rate=evaluated: whether the model gave this batch's evaluation-mode rate (at the batch's start)
+        self._evaluated_given = False
         if mode == "constraint":
             from pyhighlights.components.multiplier import RateMultiplier
 
@@ -242,7 +248,10 @@ class SparsityTerm(LossTerm):
         violation = self.rate(inputs) - self.target
         distance = violation.abs()
         if self.multiplier_rate == "evaluated":
-            self._record_evaluated()
+            if not self._evaluated_given:
+                raise ValueError("sparsity multiplier_rate=evaluated: the model gave no evaluation-mode selection "
+                                 "rate for this batch (a model that selects through select(batch) gives it at each "
+                                 "training batch's start)")
         else:
             self.multiplier.record(violation if self.multiplier_rate == "sample" else
                                    self.threshold_rate(outputs, inputs["word_mask"]) - self.target)
@@ -255,18 +264,10 @@ class SparsityTerm(LossTerm):
         return self.multiplier is not None and self.multiplier_rate == "evaluated"
 
     def give_evaluated_rate(self, rate: torch.Tensor) -> None:
-        """This training batch's rate as the model's evaluation selects it (read by the batch's first evaluation
-        of the term; later ones in the same batch record nothing more)."""
-        self._evaluated_rate, self._evaluated_recorded = rate.detach(), False
-
-    def _record_evaluated(self) -> None:
-        if self._evaluated_rate is None:
-            raise ValueError("sparsity multiplier_rate=evaluated: the model gave no evaluation-mode selection rate "
-                             "for this batch (a model that selects through select(batch) gives it at each "
-                             "training batch's start)")
-        if not self._evaluated_recorded:
-            self.multiplier.record(self._evaluated_rate - self.target)
-            self._evaluated_recorded = True
+        """This training batch's rate as the model's evaluation selects it: recorded once, however many times the
+        batch evaluates the term (MGR's generators)."""
+        self.multiplier.record(rate.detach() - self.target)
+        self._evaluated_given = True
 
     @staticmethod
     def threshold_rate(outputs: Outputs, word_mask: torch.Tensor) -> torch.Tensor:
@@ -277,9 +278,7 @@ class SparsityTerm(LossTerm):
         # the selector's decision without its training-time dropout where the model gives it: the rate its
         # evaluation keeps (FR and G-RAT drop 0.2 before the selector head; the noisy logits' rate lay 0.03-0.08
         # below the evaluated one on the embedded corpus, and λ pushed on against a deficit that was not there)
-        decision = outputs.get("decision_keep_logit", outputs["keep_logit"])
-        kept = (decision.detach() >= 0).to(word_mask.dtype)
-        return selection_rate(kept, word_mask)
+        return threshold_selection_rate(outputs.get("decision_keep_logit", outputs["keep_logit"]), word_mask)
 
     def begin_fit(self, epoch_length):
         if self.multiplier is not None:
@@ -298,6 +297,7 @@ class SparsityTerm(LossTerm):
         if self.multiplier is None:
             return {}
         self.multiplier.update()
+        self._evaluated_given = False  # a new batch: its rate is still to be given
         logged = {"multiplier": self.multiplier.value}
         if self.multiplier.violation is not None:  # the rate λ just moved on (threshold or sample), for the logs
             logged["multiplier_rate"] = self.target + self.multiplier.violation

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from pyhighlights.components.backbones.base import Backbone
-from pyhighlights.components.losses import LossSet, selection_rate
+from pyhighlights.components.losses import LossSet, selection_rate, threshold_selection_rate
 from pyhighlights.components.selectors import Selection, log_odds
 from pyhighlights.components.words import tokens_to_words_mean, words_to_tokens
 from pyhighlights.config.resolve import Slots
@@ -357,8 +357,7 @@ class SPPModel(pl.LightningModule):
         finally:
             for module, mode in modes:
                 module.training = mode
-        word_mask = batch.word_mask.to(selection.logits.dtype)
-        return selection_rate((selection.keep_logit >= 0).to(word_mask.dtype), word_mask)
+        return threshold_selection_rate(selection.keep_logit, batch.word_mask)
 
     # --- exact resume ---------------------------------------------------------------
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:

@@ -11,6 +11,9 @@ CONSTRAINT = ("model.losses.sparsity.mode=constraint", "model.losses.sparsity.mu
               "model.losses.sparsity.multiplier_warmup_epochs=0")
 
 
+ENCODER_DROPOUT = ("model.encoder_dropout=0.5", "model.selector.dropout=0")
+
+
 def first_batch(exp, seed=0):
     datamodule = exp.datamodule(seed)
     datamodule.setup("fit")
@@ -35,8 +38,9 @@ def test_the_term_records_the_given_rate_once_per_batch_by_hand():
 
 
 def test_the_rate_is_the_evaluation_modes_and_training_is_left_as_it_was(family_tiny_dir):
-    # FR with dropout 0.5 on the shared encoder's embeddings and states: train-mode logits differ from eval-mode ones
-    exp = experiment(family_tiny_dir, "fr", SHORT_PADDING, "backbone.dropout=0.5", *CONSTRAINT)
+    # FR with dropout 0.5 on the encoder's embeddings and states (FR's own is 0) and none before the selector head:
+    # the train-mode logits differ from the eval-mode ones through the encoder alone
+    exp = experiment(family_tiny_dir, "fr", SHORT_PADDING, *ENCODER_DROPOUT, *CONSTRAINT)
     pl.seed_everything(0, verbose=False)
     model = exp.model().train()
     batch = first_batch(exp)
@@ -57,16 +61,22 @@ def test_the_rate_is_the_evaluation_modes_and_training_is_left_as_it_was(family_
 
 
 def test_training_moves_lambda_from_the_evaluated_rate(family_tiny_dir):
-    exp = experiment(family_tiny_dir, "fr", SHORT_PADDING, *CONSTRAINT)
+    # with encoder dropout the training batch's threshold rate is not the evaluated one: λ must follow the latter
+    exp = experiment(family_tiny_dir, "fr", SHORT_PADDING, *ENCODER_DROPOUT, *CONSTRAINT)
     pl.seed_everything(0, verbose=False)
     model = exp.model()
     seen = []
     original = model.evaluated_selection_rate
 
     def spy(batch):
-        rate = original(batch)
-        seen.append(float(rate))
-        return rate
+        # an independent reading of the same batch: the whole model in eval mode, outside the training's stream
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            model.eval()
+            probability = model.select(batch).keep_probability
+            model.train()
+        words = batch.word_mask.float()
+        seen.append(float(((probability >= 0.5).float() * words).sum() / words.sum()))
+        return original(batch)
 
     model.evaluated_selection_rate = spy
     trainer(limit_train_batches=3).fit(model, datamodule=exp.datamodule(0))
