@@ -49,12 +49,15 @@ def corpus(role, name, layout, seed, correlation, rate, lengths, aspect):
             "rate": rate, "lengths": lengths, "aspect": aspect}
 
 
-# Generator seeds 1-9 are tuning corpora, 10 and up held out: Lei-layout Beer at a 6 % human rate (appearance,
+# Generator seeds 1-9 are tuning corpora (one of each kind the held-out set has: correlation 0, 0.5 and 0.9, the
+# three layouts, both lengths), 10 and up held out: Lei-layout Beer at a 6 % human rate (appearance,
 # palate), the same with correlation 0.9, Hotel service, and short R2A reviews at a 15 % rate.
 CORPORA = [
     corpus("tuning", "tune_beer_appearance", "lei", 1, 0.0, 6, LONG, 0),
     corpus("tuning", "tune_r2a_palate_corr05", "beer_r2a", 2, 0.5, 11, LONG, 2),
     corpus("tuning", "tune_hotel_location_short", "hotel", 3, 0.0, 15, SHORT, 0),
+    corpus("tuning", "tune_beer_aroma_corr09", "lei", 4, 0.9, 6, LONG, 1),
+    corpus("tuning", "tune_hotel_cleanliness_corr05", "hotel", 5, 0.5, 11, LONG, 2),
     corpus("held-out", "beer_appearance", "lei", 10, 0.0, 6, LONG, 0),
     corpus("held-out", "beer_palate", "lei", 10, 0.0, 6, LONG, 2),
     corpus("held-out", "beer_palate_corr09", "lei", 11, 0.9, 6, LONG, 2),
