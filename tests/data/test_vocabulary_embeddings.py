@@ -132,3 +132,23 @@ def test_oov_rows_zero_as_in_the_reference_code(tmp_path: Path) -> None:
     assert vocabulary.ids.get("stout", UNK_ID) == UNK_ID and torch.all(embeddings.weight[UNK_ID] == 0)
     with pytest.raises(ValueError, match="needs pretrained vectors"):
         vocabulary_and_embeddings(corpus(), dim=4, oov="zero")
+
+
+def test_one_hot_rows_one_dimension_per_training_word() -> None:
+    """embeddings=one_hot: word i of the vocabulary is unit vector i; padding and unknown words are zero rows."""
+    from pyhighlights.components.embeddings import OneHot
+    from pyhighlights.data.embeddings import one_hot_embeddings
+
+    vocabulary, embeddings = OneHot(vocabulary="train", min_freq=1, trainable=False, seed=0).build(corpus())
+    weight = embeddings.weight
+    assert weight.shape == (7, 5) and embeddings.source == "one-hot"
+    assert torch.all(weight[PAD_ID] == 0) and torch.all(weight[UNK_ID] == 0)
+    for word in ("the", "beer", "hops", "rare", "stout"):
+        row = weight[vocabulary.ids[word]]
+        assert row.sum() == 1 and row[vocabulary.ids[word] - 2] == 1
+    ids = torch.tensor(vocabulary.encode("the unseen beer".split()))
+    assert torch.all(weight[ids[1]] == 0)  # an unknown word reads as nothing
+    with pytest.raises(ValueError, match="raise embeddings.min_freq"):
+        one_hot_embeddings(vocabulary, max_words=4)
+    with pytest.raises(ValueError, match="no word"):
+        one_hot_embeddings(Vocabulary([]))
