@@ -22,6 +22,7 @@ from pyhighlights import registry
 from pyhighlights.checkpoint_file import read_checkpoint
 from pyhighlights.checkpoint_match import check_run_checkpoints
 from pyhighlights.components.backbones.base import BackboneFactory
+from pyhighlights.components.losses import SparsityTerm
 from pyhighlights.config.recipe import check_recipe
 from pyhighlights.config.resolve import ConfigError, Spec, build, validate
 from pyhighlights.data.inputs import prepare_inputs
@@ -147,11 +148,12 @@ class Experiment:
 
     def trainer(self, out_dir: Path, model: pl.LightningModule, **overrides: Any) -> pl.Trainer:
         s = self.settings
+        selection = checkpoint_selection(s, model)
         callbacks: list[pl.Callback] = []
-        if s.save_checkpoints and s.selection == "accuracy_in_band":
+        if s.save_checkpoints and selection == "accuracy_in_band":
             callbacks.append(BandSelectionCheckpoint(dirpath=out_dir / "checkpoints", target=_band_centre(s, model),
                                                      band=s.selection_band, floor=s.selection_floor))
-        elif s.save_checkpoints and s.selection == "feasible":
+        elif s.save_checkpoints and selection == "feasible":
             callbacks.append(FeasibleCheckpoint(dirpath=out_dir / "checkpoints", target=_band_centre(s, model),
                                                 monitor=s.monitor, mode=s.mode, tolerance=s.selection_tolerance))
         elif s.save_checkpoints:
@@ -252,6 +254,18 @@ def check_test_metrics(metrics: dict[str, float], out_dir: Path) -> None:
     undefined = [name for name, value in metrics.items() if name.startswith("test/") and not math.isfinite(value)]
     if undefined:
         log.warning("warning: %s: %s undefined on this test set (reported as null)", out_dir, ", ".join(undefined))
+
+
+def checkpoint_selection(settings, model) -> str:
+    """``trainer.selection`` with ``auto`` resolved: a run whose sparsity term is a constraint keeps its best
+    feasible epoch (the best-validation-loss epoch of a constrained run need not satisfy the constraint, and the
+    loss prefers the epochs that select more), any other run its best monitored epoch."""
+    if settings.selection != "auto":
+        return settings.selection
+    term = getattr(model, "losses", None) and model.losses.terms.get("sparsity")
+    # the rate *at* s (SparsityTerm's two-sided constraint); HardKuma's L0 term holds an inequality instead
+    constrained = isinstance(term, SparsityTerm) and term.multiplier is not None
+    return "feasible" if constrained else "monitor"
 
 
 def _band_centre(settings, model) -> float:

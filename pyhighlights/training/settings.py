@@ -34,11 +34,13 @@ class TrainerConfig(Configuration):
                                                              "within an epoch; 0 = at epoch ends only")
     evaluation_draws: int = Param(5, ge=1, description="seeded test passes averaged when the model samples at "
                                                        "evaluation (a deterministic model is tested once)")
-    selection: Literal["monitor", "accuracy_in_band", "feasible"] = Param(
-        "monitor", description="which checkpoint is tested: monitor = best `monitor`; accuracy_in_band = the G-RAT "
-                               "reference rule (dev accuracy beats the previous epoch's, dev selection rate within "
-                               "s +- selection_band); feasible = best `monitor` among the epochs whose dev "
-                               "selection rate is within s +- selection_tolerance (for a sparsity constraint)")
+    selection: Literal["auto", "monitor", "accuracy_in_band", "feasible"] = Param(
+        "auto", description="which checkpoint is tested: monitor = best `monitor`; accuracy_in_band = the G-RAT "
+                            "reference rule (dev accuracy beats the previous epoch's, dev selection rate within "
+                            "s +- selection_band); feasible = best `monitor` among the epochs whose dev "
+                            "selection rate is within s +- selection_tolerance (for a sparsity constraint); auto = "
+                            "feasible when the model's sparsity term is a constraint "
+                            "(model.losses.sparsity.mode=constraint), monitor otherwise")
     selection_band: float = Real(0.035, gt=0.0, description="half-width of the selection-rate band "
                                                             "(reference: run_guide.py, 0.035)")
     selection_tolerance: float = Real(0.005, gt=0.0, description="selection=feasible: half-width of the dev "

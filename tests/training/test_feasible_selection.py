@@ -63,3 +63,26 @@ def test_checkpoint_keeps_the_best_feasible_epoch_and_resumes_its_rule(tmp_path)
     assert not restored.rule.keep(0.01, 0.20)
     assert not restored.rule.keep(0.46, 0.15)
     assert restored.rule.keep(0.44, 0.15)
+
+
+@pytest.mark.parametrize(("overrides", "expected"), [
+    ((), "monitor"),  # RNP's penalty
+    (("model.losses.sparsity.mode=constraint",), "feasible"),
+    (("model.losses.sparsity.mode=constraint", "trainer.selection=monitor"), "monitor"),  # said, so kept
+    (("trainer.selection=accuracy_in_band",), "accuracy_in_band"),
+    (("model=hardkuma",), "monitor"),  # its L0 constraint is an inequality: no rate to be *at*
+])
+def test_auto_selection_keeps_the_best_feasible_epoch_of_a_constrained_run(tiny_beer_dir, tmp_path, overrides,
+                                                                          expected):
+    from pyhighlights.config.compose import compose_config
+    from pyhighlights.testing import tiny_overrides
+    from pyhighlights.training.callbacks import FeasibleCheckpoint
+    from pyhighlights.training.run import Experiment, checkpoint_selection, resolve_specs
+
+    exp = Experiment(resolve_specs(compose_config(tiny_overrides(tiny_beer_dir, *overrides))))
+    model = exp.model()
+    assert checkpoint_selection(exp.settings, model) == expected
+    feasible = [c for c in exp.trainer(tmp_path, model).callbacks if isinstance(c, FeasibleCheckpoint)]
+    assert len(feasible) == (expected == "feasible")
+    if feasible:
+        assert (feasible[0].rule.target, feasible[0].rule.tolerance) == (0.15, 0.005)
