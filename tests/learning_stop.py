@@ -53,11 +53,16 @@ class StopWhenLearned(pl.Callback):
             self.datamodule.trainer = trainer
 
 
+def at_least(minimums: dict[str, float]):
+    """A criterion: every named test metric at or above its minimum."""
+    def learned(metrics: dict[str, float]) -> bool:
+        return all(metrics[name] >= minimum for name, minimum in minimums.items())
+    return learned
+
+
 def thresholds(min_accuracy: float, min_f1: float):
     """The learning tests' criterion: test accuracy and test highlight F1 both at or above their minimum."""
-    def learned(metrics: dict[str, float]) -> bool:
-        return metrics["test/accuracy"] >= min_accuracy and metrics["test/highlight_f1"] >= min_f1
-    return learned
+    return at_least({"test/accuracy": min_accuracy, "test/highlight_f1": min_f1})
 
 
 def train_until_learned(model: pl.LightningModule, datamodule: pl.LightningDataModule, max_epochs: int,

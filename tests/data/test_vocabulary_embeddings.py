@@ -139,7 +139,7 @@ def test_one_hot_rows_one_dimension_per_training_word() -> None:
     from pyhighlights.components.embeddings import OneHot
     from pyhighlights.data.embeddings import one_hot_embeddings
 
-    vocabulary, embeddings = OneHot(vocabulary="train", min_freq=1, trainable=False, seed=0).build(corpus())
+    vocabulary, embeddings = OneHot(vocabulary="train", min_freq=1, trainable=False).build(corpus())
     weight = embeddings.weight
     assert weight.shape == (7, 5) and embeddings.source == "one-hot"
     assert torch.all(weight[PAD_ID] == 0) and torch.all(weight[UNK_ID] == 0)
