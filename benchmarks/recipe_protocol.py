@@ -66,10 +66,14 @@ CORPORA = [
 ]
 # The short budget: 4 epochs of batches of 32 at sparsity target 0.15 for every model; G-RAT spends one of the
 # four on its guider alone and selects by the monitor (its reference presets on Beer and Hotel select by
-# accuracy within the rate band, which four epochs rarely reach).
+# accuracy within the rate band, which four epochs rarely reach); a model that pre-trains a teacher or an
+# evaluator (DAR, DMR, EVAL-X) spends one of the four on it too.
 BUDGET = ["trainer.max_epochs=4", "trainer.batch_size=32", "model.losses.sparsity.target=0.15",
           "trainer.progress_bar=false"]
-MODEL_BUDGET = {"grat": ["model.pretrain_epochs=1", "trainer.selection=monitor"]}
+MODEL_BUDGET = {"grat": ["model.pretrain_epochs=1", "trainer.selection=monitor"],
+                "dar": ["model.auxiliary_epochs=1"], "dmr": ["model.auxiliary_epochs=1"],
+                "evalx": ["model.pretrain_epochs=1"],
+                "invrat": ["dataset.environments=2"]}  # its environments: a random per-class partition, as quick_invrat
 
 
 def corpus_dir(out: Path, spec: dict, sizes: dict) -> Path:
@@ -143,18 +147,29 @@ def known_metric(out: Path, metric: str) -> None:
         return
 
 
-def table(out: Path, models, recipes, corpora, seeds, metric: str) -> str:
-    """Markdown: one row per corpus, one column per model and recipe, mean +- sample std over finished seeds."""
+def summary(out: Path, model: str, recipe: str, spec: dict, seeds, metric: str) -> str:
+    """``mean ± sample std (n=…)`` of ``metric`` over the finished seeds of one model, recipe and corpus."""
+    values = [v for s in seeds if (v := score(out / "cells" / model / recipe / spec["name"] / f"seed{s}",
+                                               metric)) is not None]
+    std = f" ± {statistics.stdev(values):.3f}" if len(values) > 1 else ""
+    return f"{statistics.mean(values):.3f}{std} (n={len(values)})" if values else "–"
+
+
+def table(out: Path, models, recipes, corpora, seeds, metric: str, rows: str = "corpus") -> str:
+    """Markdown, mean ± sample std over finished seeds: one row per corpus and one column per model and recipe
+    (``rows="corpus"``), or one row per model and recipe and one column per corpus (``rows="model"``)."""
     columns = [(m, r) for m in models for r in recipes]
+    if rows == "model":
+        names = [f"{spec['name']} ({ASPECT_NAMES[spec['layout']][spec['aspect']]})" for spec in corpora]
+        lines = ["| model | recipe | " + " | ".join(names) + " |", "|---|---|" + "---:|" * len(corpora)]
+        for model, recipe in columns:
+            lines.append(f"| {model} | {recipe} | " + " | ".join(
+                summary(out, model, recipe, spec, seeds, metric) for spec in corpora) + " |")
+        return "\n".join(lines)
     lines = ["| corpus | layout | correlation | human rate | " + " | ".join(f"{m} {r}" for m, r in columns) + " |",
              "|---|---|---:|---:|" + "---:|" * len(columns)]
     for spec in corpora:
-        cells = []
-        for model, recipe in columns:
-            values = [v for s in seeds if (v := score(out / "cells" / model / recipe / spec["name"] / f"seed{s}",
-                                                       metric)) is not None]
-            std = f" ± {statistics.stdev(values):.3f}" if len(values) > 1 else ""
-            cells.append(f"{statistics.mean(values):.3f}{std} (n={len(values)})" if values else "–")
+        cells = [summary(out, model, recipe, spec, seeds, metric) for model, recipe in columns]
         aspect = ASPECT_NAMES[spec["layout"]][spec["aspect"]]
         lines.append(f"| {spec['name']} ({aspect}) | {spec['layout']} | {spec['correlation']} | "
                      f"{spec['rate']} % | " + " | ".join(cells) + " |")
@@ -174,6 +189,8 @@ def parse_arguments(argv=None):
     parser.add_argument("--n-test", type=int, default=300, help="annotated test reviews")
     parser.add_argument("--metric", default="test/highlight_f1")
     parser.add_argument("--table-only", action="store_true", help="print the table of the cells already run")
+    parser.add_argument("--rows", choices=("corpus", "model"), default="corpus",
+                        help="a row per corpus (a column per model and recipe) or a row per model and recipe")
     parser.add_argument("extra", nargs="*", help="Hydra overrides for every cell (after --)")
     return parser.parse_args(argv)
 
@@ -207,7 +224,7 @@ def main(argv=None) -> str:
                         if not run_cell(cell, overrides):
                             failed.append(cell)
     known_metric(args.out, args.metric)
-    text = table(args.out, models, recipes, corpora, seeds, args.metric)
+    text = table(args.out, models, recipes, corpora, seeds, args.metric, args.rows)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "table.md").write_text(text + "\n", encoding="utf-8")
     print(text)

@@ -91,7 +91,7 @@ def require_environments(batch_environments, what: str) -> None:
     """A clear error when a model that needs environments gets a batch without them."""
     if batch_environments is None:
         raise ValueError(
-            f"{what} needs each document's environment, and this corpus gives none. Give the Beer corpora "
-            "dataset.environments=2 (every split partitioned per class at random, as the InvRat reference "
+            f"{what} needs each document's environment, and this corpus gives none. Give the Beer and Hotel "
+            "corpora dataset.environments=2 (every split partitioned per class at random, as the InvRat reference "
             "builds its environments; dataset.pollution=[0.7,0.9] adds its spurious token), or build a corpus "
             "whose documents set Document.environment (pyhighlights.data.environments.with_environments)")

@@ -31,12 +31,9 @@ class CorpusSource(ParameterHolder):
         return sorted(p for p in self.directory().rglob("*") if p.is_file())
 
 
-class BeerCommon(Configuration):
-    aspect: str | int = Param("appearance", description="appearance|aroma|palate or 0|1|2")
-    max_length: int = Param(256, ge=1, description="truncate documents to this many words")
-    balance: bool = Param(True, description="balance the training classes by dropping majority examples")
-    seed: int = Param(0, ge=0, description="seed of the balancing")
-    skip_malformed: bool = Param(False, description="skip (and count) malformed lines instead of failing")
+class EnvironmentOptions(Configuration):
+    """InvRat's environments for a corpus that has none: a random per-class partition of every split."""
+
     environments: int = Param(0, ge=0, description="partition every split into this many environments, each "
                                                    "class at random (seed), as InvRat's reference builds them; "
                                                    "0 = none (see pyhighlights/data/environments.py)")
@@ -48,15 +45,28 @@ class BeerCommon(Configuration):
     @classmethod
     def default(cls):
         config = cls()
-        config.add_condition(_known_beer_aspect, name="aspect must be appearance, aroma, palate or 0, 1, 2")
         config.add_condition(lambda c: c.pollution is None or (len(c.pollution) == c.environments and
                                                                all(0.0 <= p <= 1.0 for p in c.pollution)),
                              name="pollution needs one rate in [0, 1] per environment")
         return config
 
 
+class BeerCommon(EnvironmentOptions):
+    aspect: str | int = Param("appearance", description="appearance|aroma|palate or 0|1|2")
+    max_length: int = Param(256, ge=1, description="truncate documents to this many words")
+    balance: bool = Param(True, description="balance the training classes by dropping majority examples")
+    seed: int = Param(0, ge=0, description="seed of the balancing")
+    skip_malformed: bool = Param(False, description="skip (and count) malformed lines instead of failing")
+
+    @classmethod
+    def default(cls):
+        config = super().default()
+        config.add_condition(_known_beer_aspect, name="aspect must be appearance, aroma, palate or 0, 1, 2")
+        return config
+
+
 def _with_environments(source, corpus: Corpus) -> Corpus:
-    """``corpus`` with the environments a Beer source's ``environments``/``pollution`` ask for."""
+    """``corpus`` with the environments a source's ``environments``/``pollution`` ask for."""
     if not source.environments:
         return corpus
     from pyhighlights.data.environments import with_environments
@@ -168,7 +178,7 @@ class FileCorpus(CorpusSource):
                 "skip_malformed": self.skip_malformed, "remove_leakage": self.remove_leakage}
 
 
-class HotelConfig(FileCorpusCommon):
+class HotelConfig(FileCorpusCommon, EnvironmentOptions):
     aspect: str | int = Param("location", description="location|service|cleanliness or 0|1|2")
     truncate_test: bool = Param(True, description="truncate the annotated test reviews to max_length too "
                                                   "(false: score them whole, as the G-RAT reference)")
@@ -196,10 +206,11 @@ class Hotel(FileCorpus):
     def load(self) -> Corpus:
         from pyhighlights.data.hotel import load_hotel
 
-        return load_hotel(self.directory(), self.aspect_name(), truncate_test=self.truncate_test, **self.options())
+        return _with_environments(self, load_hotel(self.directory(), self.aspect_name(),
+                                                   truncate_test=self.truncate_test, **self.options()))
 
 
-class BeerR2AConfig(FileCorpusCommon):
+class BeerR2AConfig(FileCorpusCommon, EnvironmentOptions):
     aspect: str | int = Param("look", description="look|aroma|palate or 0|1|2 (R2A file names)")
     balance: bool = Param(True, description="balance the training classes by dropping majority examples")
 
@@ -232,7 +243,7 @@ class BeerR2A(FileCorpus):
 
         corpus = load_r2a(self.directory(), "beer", self.aspect_name(), **self.options())
         corpus.name = f"beer_r2a/{self.aspect_name()}"
-        return corpus
+        return _with_environments(self, corpus)
 
 
 class MoviesConfig(FileCorpusCommon):

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from pyhighlights.config.resolve import ConfigError, build, validate
 from pyhighlights.data.beer_lei import load_lei_beer
 from pyhighlights.data.hotel import load_hotel
 from pyhighlights.data.r2a import load_r2a
@@ -46,3 +47,25 @@ def test_bad_layout_or_share_is_refused(tmp_path):
         write_layout_corpus(tmp_path, "movies")
     with pytest.raises(ValueError, match="aspect_share"):
         write_layout_corpus(tmp_path, "lei", aspect_share=(0.6, 0.3))
+
+
+@pytest.mark.parametrize("dataset,layout", [("beer", "lei"), ("beer_r2a", "beer_r2a"), ("hotel", "hotel")])
+def test_every_file_corpus_can_be_partitioned_into_environments_per_class(tmp_path, dataset, layout):
+    # InvRat needs each document's environment; a corpus without any gets a random per-class partition
+    write_layout_corpus(tmp_path, layout, seed=4, **SIZES)
+    spec = {"name": dataset, "data_dir": str(tmp_path), "aspect": 1}
+    assert all(doc.environment is None for doc in build("dataset", spec).load().train)
+    corpus = build("dataset", {**spec, "environments": 2}).load()
+    assert corpus.info["environments"]["count"] == 2
+    for split in (corpus.train, corpus.validation, corpus.test):
+        for label in {doc.label for doc in split}:
+            members = [doc.environment for doc in split if doc.label == label]
+            # each class cut in two halves (the second takes an odd one out)
+            assert sorted(set(members)) == [0, 1] or len(members) == 1
+            assert members.count(1) - members.count(0) in (0, 1)
+
+
+def test_pollution_without_one_rate_per_environment_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="pollution needs one rate"):
+        validate("dataset", {"name": "hotel", "data_dir": str(tmp_path), "environments": 2, "pollution": [0.5]},
+                 "dataset")
