@@ -7,7 +7,7 @@ and long reviews) in the three on-disk layouts the real corpora come in (Lei et 
 hotel; see pyhighlights/data/synthetic_layouts.py), read by the real corpora's loaders. Settings are chosen
 on the ``tuning`` corpora; the table reports the ``held-out`` ones, which no choice looked at.
 
-    python benchmarks/recipe_protocol.py --out runs/recipe_protocol                  # held-out, fr/grat/dr
+    python benchmarks/recipe_protocol.py --out runs/recipe_protocol                  # held-out, every recipe
     python benchmarks/recipe_protocol.py --out runs/recipe_tuning --role tuning --recipes reference,recommended
     python benchmarks/recipe_protocol.py --out DIR --models fr --seeds 0 --corpora beer_appearance \
         -- backbone.hidden_size=64
@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pyhighlights.config.recipe import models_with_recipe  # noqa: E402
 from pyhighlights.data.synthetic_layouts import write_layout_corpus  # noqa: E402
 
 LONG, SHORT = (100, 250), (30, 80)
@@ -179,7 +180,7 @@ def table(out: Path, models, recipes, corpora, seeds, metric: str, rows: str = "
 def parse_arguments(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="output directory (cells, corpora, table.md)")
-    parser.add_argument("--models", default="fr,grat,dr")
+    parser.add_argument("--models", default=None, help="comma-separated (default: every model with a recommended recipe)")
     parser.add_argument("--recipes", default="recommended")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--role", choices=("held-out", "tuning", "all"), default="held-out")
@@ -204,7 +205,8 @@ def main(argv=None) -> str:
         if unknown:
             raise SystemExit(f"--corpora: unknown {unknown}; known: {', '.join(c['name'] for c in CORPORA)}")
         corpora = [c for c in CORPORA if c["name"] in names]
-    models, recipes = args.models.split(","), args.recipes.split(",")
+    models = args.models.split(",") if args.models else models_with_recipe("recommended")
+    recipes = args.recipes.split(",")
     seeds = [int(s) for s in args.seeds.split(",")]
     sizes = {"n_train": args.n_train, "n_heldout": args.n_heldout, "n_test": args.n_test}
     failed = []
