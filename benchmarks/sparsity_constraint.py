@@ -6,8 +6,8 @@ Run by hand (hours on one thread; never as a test):
         [--modes penalty,constraint] [--seeds 0,1,2,3,4] [--jobs 1] [override ...]
 
 Each (model, mode, seed) is one ``scripts/train.py <setting> model.losses.sparsity.mode=<mode> seed=<seed>`` in
-its own run directory under ``--out`` (the quick settings: RNP's defaults, ``experiment=quick_fr``,
-``experiment=quick_grat``; target 0.15 in each); a directory that already holds results.json is read, not
+its own run directory under ``--out`` (the quick settings as they were measured: RNP's defaults, and FR's and
+G-RAT's before they followed the recommended recipes, spelled out in ``SETTINGS``; target 0.15 in each); a directory that already holds results.json is read, not
 retrained, so an interrupted measurement continues. Extra arguments are passed to every run
 (``model.losses.sparsity.multiplier_lr=0.2``). Prints, per model and mode, each seed's test selection rate,
 their mean and sample std, and the largest distance from the target.
@@ -24,7 +24,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SETTINGS = {"rnp": [], "fr": ["experiment=quick_fr"], "grat": ["experiment=quick_grat"]}
+SETTINGS = {
+    "rnp": [],
+    # FR's quick setting when this was measured: our options on the reference encoder layout, lr 4e-3
+    "fr": ["model=fr", "layout=packed", "model.selector.evaluation=threshold", "model.predictor_pool=kept",
+           "model.lr=0.004", "model.losses.sparsity.weight=2", "model.losses.sparsity.padding=excluded",
+           "model.losses.continuity.weight=2", "model.losses.continuity.padding=excluded", "trainer.batch_size=32",
+           "trainer.max_epochs=8"],
+    # G-RAT's quick setting when this was measured: the reference arithmetic on the quick schedule
+    "grat": ["model=grat", "layout=packed", "model.shared_embeddings=false"],
+}
 TARGET = 0.15
 
 

@@ -37,8 +37,22 @@ class WarmupAwareCheckpoint(_SkipsWarmup, ModelCheckpoint):
     """Best-checkpoint selection that ignores epochs before ``first_scored_epoch``.
 
     (G-RAT's guider-only epochs say nothing about the rationaliser.) ``{epoch}`` in its file name counts
-    from 1, as the run's log does.
+    from 1, as the run's log does. ``ties="latest"``: an epoch equal to the best so far replaces it (with one
+    kept checkpoint), so of the epochs at a saturated validation accuracy the most trained one is tested.
     """
+
+    def __init__(self, *args, ties: str = "earliest", **kwargs):
+        if ties not in ("earliest", "latest"):
+            raise ValueError(f"checkpoint ties: expected earliest or latest, got {ties!r}")
+        super().__init__(*args, **kwargs)
+        self.ties = ties
+
+    def check_monitor_top_k(self, trainer, current=None):
+        if self.ties == "earliest" or current is None or self.save_top_k != 1 or not self.best_k_models:
+            return super().check_monitor_top_k(trainer, current)
+        at_least = {"min": torch.le, "max": torch.ge}[self.mode]
+        return trainer.strategy.reduce_boolean_decision(
+            bool(at_least(current, self.best_k_models[self.kth_best_model_path])))
 
     def format_checkpoint_name(self, metrics, filename=None, ver=None, prefix=None):
         if "epoch" in metrics:

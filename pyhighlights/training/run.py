@@ -158,7 +158,8 @@ class Experiment:
                                                 monitor=s.monitor, mode=s.mode, tolerance=s.selection_tolerance))
         elif s.save_checkpoints:
             callbacks.append(WarmupAwareCheckpoint(dirpath=out_dir / "checkpoints", filename="best-{epoch}",
-                                                   monitor=s.monitor, mode=s.mode, save_top_k=1))
+                                                   monitor=s.monitor, mode=s.mode, save_top_k=1,
+                                                   ties=s.monitor_ties))
         if s.save_checkpoints:
             callbacks.append(LastCheckpoint(out_dir / "checkpoints", every_n_steps=s.checkpoint_every_n_steps))
         if s.patience:

@@ -21,6 +21,10 @@ class TrainerConfig(Configuration):
     precision: str = Param("32-true", pattern="^(32-true|32|16-mixed|bf16-mixed|bf16-true|64-true)$")
     monitor: str = Param("val/loss", description="quantity for best checkpoint and early stopping")
     mode: Literal["min", "max"] = Param("min")
+    monitor_ties: Literal["earliest", "latest"] = Param(
+        "earliest", description="which of the epochs that equal the best `monitor` value is tested (selection "
+                                "monitor): earliest = the first to reach it (Lightning's rule); latest = the last, "
+                                "which matters for a saturating monitor such as val/accuracy at 1.000")
     patience: int = Param(0, ge=0, description="early-stopping patience in epochs, 0 = off")
     num_threads: int | None = Param(None, ge=1, description="torch CPU threads per process; null = OMP_NUM_THREADS or 1")
     num_workers: int = Param(0, ge=0, description="DataLoader worker processes")

@@ -44,6 +44,8 @@ RECOMMENDED = {
                      "selector_terms": ["task", "gap", "sparsity", "continuity"]},
     "evalx": SHARED,
 }
+# What a recipe changes in the trainer section (every other recipe changes nothing there): never the schedule.
+TRAINER = {"fr": {"monitor": "val/accuracy", "mode": "max"}}
 
 
 def flat(node: dict, prefix: str = "") -> dict:
@@ -101,6 +103,14 @@ def test_recommended_changes_exactly_what_the_table_says(name):
     assert changed == {key: value for key, value in RECOMMENDED[name].items() if reference.get(key) != value}
 
 
+@pytest.mark.parametrize("name", models_with_recipe("recommended"))
+def test_a_recipe_changes_in_the_trainer_section_only_what_the_table_says(name):
+    reference = compose_config([f"model={name}"]).trainer
+    recommended = compose_config([f"model={name}", "recipe=recommended"]).trainer
+    changed = {key: value for key, value in recommended.items() if reference[key] != value}
+    assert changed == TRAINER.get(name, {})
+
+
 def test_grat_recommended_is_every_named_option_and_its_parts_as_if_chosen_by_group():
     chosen = model_section("model=grat", "model/losses/match=jsd", "model/guider=additive")
     recommended = model_section("model=grat", "recipe=recommended")
@@ -121,7 +131,8 @@ def test_the_recipe_leaves_the_schedule_and_a_later_override_wins():
     cfg = compose_config(["model=fr", "recipe=recommended", "model.lr=0.003", "trainer.max_epochs=3"])
     assert compose_config(["model=fr", "recipe=recommended"]).model.lr == 0.01
     assert cfg.model.lr == 0.003 and cfg.trainer.max_epochs == 3
-    assert cfg.trainer == compose_config(["model=fr", "trainer.max_epochs=3"]).trainer
+    assert cfg.trainer == compose_config(["model=fr", "trainer.max_epochs=3",
+                                          *(f"trainer.{k}={v}" for k, v in TRAINER["fr"].items())]).trainer
 
 
 def test_a_run_recorded_before_recipes_existed_still_resolves():

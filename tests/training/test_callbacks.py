@@ -40,3 +40,24 @@ def test_monitors_must_agree():
     check_monitors([ModelCheckpoint(monitor="val/loss"), EarlyStopping(monitor="val/loss")])
     with pytest.raises(ValueError, match="same quantity"):
         check_monitors([ModelCheckpoint(monitor="val/loss"), EarlyStopping(monitor="val/accuracy")])
+
+
+# val/accuracy per epoch: it saturates at 1.0 in epoch 2 (index 1) and again in epochs 4 and 5
+ACCURACIES = [0.9, 1.0, 0.99, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("ties, tested", [("earliest", 2), ("latest", 5)])
+def test_ties_at_the_best_value_keep_the_earliest_or_the_latest_epoch(tmp_path, ties, tested):
+    checkpoint = WarmupAwareCheckpoint(dirpath=tmp_path, filename="best-{epoch}", monitor="val/accuracy", mode="max",
+                                       ties=ties)
+    trainer = pl.Trainer(max_epochs=len(ACCURACIES), callbacks=[checkpoint], logger=False, enable_progress_bar=False,
+                         enable_model_summary=False, num_sanity_val_steps=0, accelerator="cpu")
+    trainer.fit(scripted_validation(0, [{"val/accuracy": a} for a in ACCURACIES]))
+    assert checkpoint.best_model_path.endswith(f"best-epoch={tested}.ckpt")
+    # one best checkpoint on disk: the replaced one is gone
+    assert sorted(p.name for p in tmp_path.glob("best-*.ckpt")) == [f"best-epoch={tested}.ckpt"]
+
+
+def test_an_unknown_tie_rule_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="expected earliest or latest, got 'middle'"):
+        WarmupAwareCheckpoint(dirpath=tmp_path, monitor="val/accuracy", mode="max", ties="middle")
