@@ -148,24 +148,37 @@ def known_metric(out: Path, metric: str) -> None:
         return
 
 
+def seed_values(out: Path, model: str, recipe: str, spec: dict, seeds, metric: str) -> list[float]:
+    return [v for s in seeds if (v := score(out / "cells" / model / recipe / spec["name"] / f"seed{s}",
+                                             metric)) is not None]
+
+
+def corpus_mean(out: Path, model: str, recipe: str, corpora, seeds, metric: str) -> str:
+    """The mean over corpora of each corpus's seed mean; – unless every corpus has a finished seed."""
+    means = [statistics.mean(values) if (values := seed_values(out, model, recipe, spec, seeds, metric)) else None
+             for spec in corpora]
+    return "–" if None in means else f"{statistics.mean(means):.3f}"
+
+
 def summary(out: Path, model: str, recipe: str, spec: dict, seeds, metric: str) -> str:
     """``mean ± sample std (n=…)`` of ``metric`` over the finished seeds of one model, recipe and corpus."""
-    values = [v for s in seeds if (v := score(out / "cells" / model / recipe / spec["name"] / f"seed{s}",
-                                               metric)) is not None]
+    values = seed_values(out, model, recipe, spec, seeds, metric)
     std = f" ± {statistics.stdev(values):.3f}" if len(values) > 1 else ""
     return f"{statistics.mean(values):.3f}{std} (n={len(values)})" if values else "–"
 
 
 def table(out: Path, models, recipes, corpora, seeds, metric: str, rows: str = "corpus") -> str:
     """Markdown, mean ± sample std over finished seeds: one row per corpus and one column per model and recipe
-    (``rows="corpus"``), or one row per model and recipe and one column per corpus (``rows="model"``)."""
+    (``rows="corpus"``), or one row per model and recipe, one column per corpus and the mean over the corpora of
+    their seed means (``rows="model"``)."""
     columns = [(m, r) for m in models for r in recipes]
     if rows == "model":
         names = [f"{spec['name']} ({ASPECT_NAMES[spec['layout']][spec['aspect']]})" for spec in corpora]
-        lines = ["| model | recipe | " + " | ".join(names) + " |", "|---|---|" + "---:|" * len(corpora)]
+        lines = ["| model | recipe | " + " | ".join(names) + " | mean |", "|---|---|" + "---:|" * (len(corpora) + 1)]
         for model, recipe in columns:
             lines.append(f"| {model} | {recipe} | " + " | ".join(
-                summary(out, model, recipe, spec, seeds, metric) for spec in corpora) + " |")
+                summary(out, model, recipe, spec, seeds, metric) for spec in corpora) +
+                f" | {corpus_mean(out, model, recipe, corpora, seeds, metric)} |")
         return "\n".join(lines)
     lines = ["| corpus | layout | correlation | human rate | " + " | ".join(f"{m} {r}" for m, r in columns) + " |",
              "|---|---|---:|---:|" + "---:|" * len(columns)]

@@ -69,15 +69,22 @@ def test_an_unfinished_cell_is_resumed_from_its_own_settings_and_a_failure_is_re
     assert commands[0][1:] == [str(ROOT / "scripts" / "train.py"), f"resume={cell}"]
 
 
-def test_the_table_by_model_has_a_row_per_model_and_the_seeds_mean_and_sample_std(tmp_path):
+def test_the_table_by_model_has_a_row_per_model_the_seeds_mean_and_sample_std_and_the_corpus_mean(tmp_path):
     module = protocol()
     corpora = [c for c in module.CORPORA if c["name"] in ("beer_appearance", "hotel_service")]
-    for seed, f1 in enumerate((0.5, 0.7)):  # mean 0.6, sample std sqrt(0.02) = 0.141
-        cell = tmp_path / "cells" / "rnp" / "recommended" / "beer_appearance" / f"seed{seed}"
-        cell.mkdir(parents=True)
-        (cell / "status.json").write_text('{"state": "finished"}')
-        (cell / "results.json").write_text(json.dumps({"summary": {"test/highlight_f1": {"mean": f1}}}))
-    text = module.table(tmp_path, ["rnp", "mcd"], ["recommended"], corpora, [0, 1, 2], "test/highlight_f1", "model")
-    assert text.splitlines()[0] == "| model | recipe | beer_appearance (appearance) | hotel_service (service) |"
-    assert text.splitlines()[2:] == ["| rnp | recommended | 0.600 ± 0.141 (n=2) | – |",
-                                     "| mcd | recommended | – | – |"]
+    cells = {("rnp", "beer_appearance"): (0.5, 0.7),  # mean 0.6, sample std sqrt(0.02) = 0.141
+             ("fr", "beer_appearance"): (0.5, 0.7), ("fr", "hotel_service"): (0.9,)}  # corpus means 0.6, 0.9
+    for (model, corpus), values in cells.items():
+        for seed, f1 in enumerate(values):
+            cell = tmp_path / "cells" / model / "recommended" / corpus / f"seed{seed}"
+            cell.mkdir(parents=True)
+            (cell / "status.json").write_text('{"state": "finished"}')
+            (cell / "results.json").write_text(json.dumps({"summary": {"test/highlight_f1": {"mean": f1}}}))
+    text = module.table(tmp_path, ["rnp", "fr", "mcd"], ["recommended"], corpora, [0, 1, 2], "test/highlight_f1",
+                        "model")
+    assert text.splitlines()[0] == \
+        "| model | recipe | beer_appearance (appearance) | hotel_service (service) | mean |"
+    # the mean column: the mean of the corpus means (0.6 + 0.9) / 2, only when every corpus has a seed
+    assert text.splitlines()[2:] == ["| rnp | recommended | 0.600 ± 0.141 (n=2) | – | – |",
+                                     "| fr | recommended | 0.600 ± 0.141 (n=2) | 0.900 (n=1) | 0.750 |",
+                                     "| mcd | recommended | – | – | – |"]
