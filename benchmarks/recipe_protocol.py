@@ -153,18 +153,20 @@ def seed_values(out: Path, model: str, recipe: str, spec: dict, seeds, metric: s
                                              metric)) is not None]
 
 
-def corpus_mean(out: Path, model: str, recipe: str, corpora, seeds, metric: str) -> str:
+def corpus_mean(per_corpus: list[list[float]]) -> str:
     """The mean over corpora of each corpus's seed mean; – unless every corpus has a finished seed."""
-    means = [statistics.mean(values) if (values := seed_values(out, model, recipe, spec, seeds, metric)) else None
-             for spec in corpora]
-    return "–" if None in means else f"{statistics.mean(means):.3f}"
+    return "–" if not all(per_corpus) else f"{statistics.mean(statistics.mean(v) for v in per_corpus):.3f}"
+
+
+def describe(values: list[float]) -> str:
+    """``mean ± sample std (n=…)`` of one cell's finished seeds; – when none finished."""
+    std = f" ± {statistics.stdev(values):.3f}" if len(values) > 1 else ""
+    return f"{statistics.mean(values):.3f}{std} (n={len(values)})" if values else "–"
 
 
 def summary(out: Path, model: str, recipe: str, spec: dict, seeds, metric: str) -> str:
     """``mean ± sample std (n=…)`` of ``metric`` over the finished seeds of one model, recipe and corpus."""
-    values = seed_values(out, model, recipe, spec, seeds, metric)
-    std = f" ± {statistics.stdev(values):.3f}" if len(values) > 1 else ""
-    return f"{statistics.mean(values):.3f}{std} (n={len(values)})" if values else "–"
+    return describe(seed_values(out, model, recipe, spec, seeds, metric))
 
 
 def table(out: Path, models, recipes, corpora, seeds, metric: str, rows: str = "corpus") -> str:
@@ -176,9 +178,9 @@ def table(out: Path, models, recipes, corpora, seeds, metric: str, rows: str = "
         names = [f"{spec['name']} ({ASPECT_NAMES[spec['layout']][spec['aspect']]})" for spec in corpora]
         lines = ["| model | recipe | " + " | ".join(names) + " | mean |", "|---|---|" + "---:|" * (len(corpora) + 1)]
         for model, recipe in columns:
-            lines.append(f"| {model} | {recipe} | " + " | ".join(
-                summary(out, model, recipe, spec, seeds, metric) for spec in corpora) +
-                f" | {corpus_mean(out, model, recipe, corpora, seeds, metric)} |")
+            per_corpus = [seed_values(out, model, recipe, spec, seeds, metric) for spec in corpora]
+            lines.append(f"| {model} | {recipe} | " + " | ".join(map(describe, per_corpus)) +
+                         f" | {corpus_mean(per_corpus)} |")
         return "\n".join(lines)
     lines = ["| corpus | layout | correlation | human rate | " + " | ".join(f"{m} {r}" for m, r in columns) + " |",
              "|---|---|---:|---:|" + "---:|" * len(columns)]

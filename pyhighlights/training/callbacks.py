@@ -48,11 +48,10 @@ class WarmupAwareCheckpoint(_SkipsWarmup, ModelCheckpoint):
         self.ties = ties
 
     def check_monitor_top_k(self, trainer, current=None):
-        if self.ties == "earliest" or current is None or self.save_top_k != 1 or not self.best_k_models:
-            return super().check_monitor_top_k(trainer, current)
-        at_least = {"min": torch.le, "max": torch.ge}[self.mode]
-        return trainer.strategy.reduce_boolean_decision(
-            bool(at_least(current, self.best_k_models[self.kth_best_model_path])))
+        # Lightning replaces the kept checkpoint only on a strict improvement; "latest" adds equality to it
+        tie = (self.ties == "latest" and current is not None and self.save_top_k == 1 and bool(self.best_k_models)
+               and bool(current == self.best_k_models[self.kth_best_model_path]))
+        return trainer.strategy.reduce_boolean_decision(True) if tie else super().check_monitor_top_k(trainer, current)
 
     def format_checkpoint_name(self, metrics, filename=None, ver=None, prefix=None):
         if "epoch" in metrics:
