@@ -146,3 +146,29 @@ def test_help_offers_the_recipes_and_not_the_files_they_choose():
 
     text = help_text("<config>")
     assert "  recipe: recommended, reference\n" in text and "recipe_model" not in text
+
+
+# What a quick setting may add to its model's recipe: the schedule and the target, which a recipe leaves to the
+# user (per model: the epochs a teacher, guider or evaluator pre-trains, counted in max_epochs).
+SCHEDULE_KEYS = {"losses.sparsity.target", "auxiliary_epochs", "pretrain_epochs"}
+# the quick settings' own choices, not a recipe: models without one, and RNP (its quick setting is the default)
+WITHOUT_RECIPE = {"hardkuma", "spectra", "genspp"}
+
+
+@pytest.mark.parametrize("name", sorted(set(models_with_recipe("recommended")) - {"rnp"}))
+def test_every_quick_setting_is_its_recipe_on_a_short_schedule(name):
+    quick = compose_config([f"experiment=quick_{name}"])
+    assert quick.recipe.name == "recommended"
+    dataset = [f"dataset.environments={quick.dataset.environments}"] if name == "invrat" else []
+    recipe = compose_config([f"model={name}", "recipe=recommended", *dataset])
+    quick_model, recipe_model = flat(resolve_specs(quick).model), flat(resolve_specs(recipe).model)
+    differ = {key for key in quick_model.keys() | recipe_model.keys() if quick_model.get(key) != recipe_model.get(key)}
+    assert differ <= SCHEDULE_KEYS, differ
+    assert quick_model["losses.sparsity.target"] == 0.15
+    trainer_differ = {key for key in quick.trainer if quick.trainer[key] != recipe.trainer[key]}
+    assert trainer_differ <= {"max_epochs", "batch_size"}, trainer_differ
+
+
+def test_the_quick_settings_without_a_recipe_are_the_models_without_one():
+    quick = {path.stem.removeprefix("quick_") for path in (CONFIG_DIR / "experiment").glob("quick_*.yaml")}
+    assert quick - set(models_with_recipe("recommended")) == WITHOUT_RECIPE
