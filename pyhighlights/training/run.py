@@ -261,12 +261,19 @@ def checkpoint_selection(settings, model) -> str:
     """``trainer.selection`` with ``auto`` resolved: a run whose sparsity term is a constraint keeps its best
     feasible epoch (the best-validation-loss epoch of a constrained run need not satisfy the constraint, and the
     loss prefers the epochs that select more), any other run its best monitored epoch."""
-    if settings.selection != "auto":
-        return settings.selection
-    term = _sparsity_term(model)
-    # the rate *at* s (SparsityTerm's two-sided constraint); HardKuma's L0 term holds an inequality instead
-    constrained = isinstance(term, SparsityTerm) and term.multiplier is not None
-    return "feasible" if constrained else "monitor"
+    selection = settings.selection
+    if selection == "auto":
+        term = _sparsity_term(model)
+        # the rate *at* s (SparsityTerm's two-sided constraint); HardKuma's L0 term holds an inequality instead
+        constrained = isinstance(term, SparsityTerm) and term.multiplier is not None
+        selection = "feasible" if constrained else "monitor"
+    if settings.monitor_ties != "earliest" and selection != "monitor":
+        # the feasible and in-band rules rank epochs by their own keys; a tie rule they would not read is refused
+        raise ConfigError(f"trainer.monitor_ties={settings.monitor_ties}: applies to trainer.selection=monitor (the "
+                          f"best monitored epoch), but this run selects by {selection}"
+                          + (" (auto: its sparsity term is a constraint)" if settings.selection == "auto" else "")
+                          + "; set trainer.selection=monitor or leave monitor_ties at earliest")
+    return selection
 
 
 def _sparsity_term(model):

@@ -86,3 +86,24 @@ def test_auto_selection_keeps_the_best_feasible_epoch_of_a_constrained_run(tiny_
     assert len(feasible) == (expected == "feasible")
     if feasible:
         assert (feasible[0].rule.target, feasible[0].rule.tolerance) == (0.15, 0.005)
+
+
+@pytest.mark.parametrize(("overrides", "selects"), [
+    (("model.losses.sparsity.mode=constraint",), r"feasible \(auto: its sparsity term is a constraint\)"),
+    (("trainer.selection=accuracy_in_band",), "accuracy_in_band;"),
+])
+def test_a_tie_rule_the_selection_would_not_read_is_refused(tiny_beer_dir, overrides, selects):
+    from pyhighlights.config.compose import compose_config
+    from pyhighlights.config.resolve import ConfigError
+    from pyhighlights.testing import tiny_overrides
+    from pyhighlights.training.run import Experiment, checkpoint_selection, resolve_specs
+
+    exp = Experiment(resolve_specs(compose_config(tiny_overrides(tiny_beer_dir, *overrides,
+                                                                 "trainer.monitor_ties=latest"))))
+    with pytest.raises(ConfigError, match=rf"monitor_ties=latest: applies to trainer.selection=monitor .* selects by "
+                                          rf"{selects}"):
+        checkpoint_selection(exp.settings, exp.model())
+    # the monitor rule reads it
+    exp = Experiment(resolve_specs(compose_config(tiny_overrides(tiny_beer_dir, *overrides, "trainer.selection=monitor",
+                                                                 "trainer.monitor_ties=latest"))))
+    assert checkpoint_selection(exp.settings, exp.model()) == "monitor"
