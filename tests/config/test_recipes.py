@@ -42,7 +42,7 @@ RECOMMENDED = {
             "selector_terms": ["soft_task", "divergence", "sparsity", "continuity"]},
     "three_player": {**SHARED, **GUMBEL, "lr": 0.004, "predictor_lr": 0.004, "generator_gradient": "pathwise",
                      "selector_terms": ["task", "gap", "sparsity", "continuity"]},
-    "evalx": SHARED,
+    "evalx": {**SHARED, "lr": 0.01},
 }
 # What a recipe changes in the trainer section (every other recipe changes nothing there): never the schedule.
 TRAINER = {"fr": {"monitor": "val/accuracy", "mode": "max"}}
