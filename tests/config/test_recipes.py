@@ -151,10 +151,11 @@ def test_help_offers_the_recipes_and_not_the_files_they_choose():
 # What a quick setting may add to its model's recipe: the schedule and the target, which a recipe leaves to the
 # user (per model: the epochs a teacher, guider or evaluator pre-trains, counted in max_epochs).
 SCHEDULE_KEYS = {"losses.sparsity.target", "auxiliary_epochs", "pretrain_epochs"}
-# the quick settings' own choices, not a recipe: models without one, and RNP (its quick setting is the default)
+# the models whose quick settings are their own choices: they have no recommended recipe
 WITHOUT_RECIPE = {"hardkuma", "spectra", "genspp"}
 
 
+# RNP has no quick setting: its registered defaults are the default run's
 @pytest.mark.parametrize("name", sorted(set(models_with_recipe("recommended")) - {"rnp"}))
 def test_every_quick_setting_is_its_recipe_on_a_short_schedule(name):
     quick = compose_config([f"experiment=quick_{name}"])
