@@ -45,11 +45,14 @@ class WarmupAwareCheckpoint(_SkipsWarmup, ModelCheckpoint):
         if ties not in ("earliest", "latest"):
             raise ValueError(f"checkpoint ties: expected earliest or latest, got {ties!r}")
         super().__init__(*args, **kwargs)
+        if ties == "latest" and self.save_top_k != 1:
+            # with several kept checkpoints an equal epoch has no single one to replace
+            raise ValueError(f"checkpoint ties=latest: needs save_top_k=1 (one best checkpoint), got {self.save_top_k}")
         self.ties = ties
 
     def check_monitor_top_k(self, trainer, current=None):
         # Lightning replaces the kept checkpoint only on a strict improvement; "latest" adds equality to it
-        tie = (self.ties == "latest" and current is not None and self.save_top_k == 1 and bool(self.best_k_models)
+        tie = (self.ties == "latest" and current is not None and bool(self.best_k_models)
                and bool(current == self.best_k_models[self.kth_best_model_path]))
         return trainer.strategy.reduce_boolean_decision(True) if tie else super().check_monitor_top_k(trainer, current)
 

@@ -61,3 +61,8 @@ def test_ties_at_the_best_value_keep_the_earliest_or_the_latest_epoch(tmp_path, 
 def test_an_unknown_tie_rule_is_refused(tmp_path):
     with pytest.raises(ValueError, match="expected earliest or latest, got 'middle'"):
         WarmupAwareCheckpoint(dirpath=tmp_path, monitor="val/accuracy", mode="max", ties="middle")
+
+
+def test_the_latest_tie_rule_needs_one_kept_checkpoint(tmp_path):
+    with pytest.raises(ValueError, match="ties=latest: needs save_top_k=1 .* got 3"):
+        WarmupAwareCheckpoint(dirpath=tmp_path, monitor="val/accuracy", mode="max", save_top_k=3, ties="latest")
