@@ -69,8 +69,10 @@ CORPORA = [
 # four on its guider alone and selects by the monitor (its reference presets on Beer and Hotel select by
 # accuracy within the rate band, which four epochs rarely reach); a model that pre-trains a teacher or an
 # evaluator (DAR, DMR, EVAL-X) spends one of the four on it too.
-BUDGET = ["trainer.max_epochs=4", "trainer.batch_size=32", "model.losses.sparsity.target=0.15",
-          "trainer.progress_bar=false"]
+TARGET = "model.losses.sparsity.target=0.15"
+BUDGET = ["trainer.max_epochs=4", "trainer.batch_size=32", TARGET, "trainer.progress_bar=false"]
+# SPECTRA has no sparsity term: its budget (percent of each document's words) is the target
+MODEL_TARGET = {"spectra": "model.selector.budget=15"}
 MODEL_BUDGET = {"grat": ["model.pretrain_epochs=1", "trainer.selection=monitor"],
                 "dar": ["model.auxiliary_epochs=1"], "dmr": ["model.auxiliary_epochs=1"],
                 "evalx": ["model.pretrain_epochs=1"],
@@ -99,7 +101,9 @@ def finished(cell: Path) -> bool:
 
 def cell_overrides(model: str, recipe: str, spec: dict, data_dir: Path, seed: int, extra: list[str]) -> list[str]:
     return [f"model={model}", f"recipe={recipe}", f"dataset={DATASET[spec['layout']]}", f"dataset.data_dir={data_dir}",
-            f"dataset.aspect={spec['aspect']}", f"seed={seed}", *BUDGET, *MODEL_BUDGET.get(model, []), *extra]
+            f"dataset.aspect={spec['aspect']}", f"seed={seed}",
+            *(MODEL_TARGET.get(model, TARGET) if item == TARGET else item for item in BUDGET),
+            *MODEL_BUDGET.get(model, []), *extra]
 
 
 def recorded_command(cell: Path, overrides: list[str]) -> None:

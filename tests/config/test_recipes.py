@@ -43,6 +43,11 @@ RECOMMENDED = {
     "three_player": {**SHARED, **GUMBEL, "lr": 0.004, "predictor_lr": 0.004, "generator_gradient": "pathwise",
                      "selector_terms": ["task", "gap", "sparsity", "continuity"]},
     "evalx": {**SHARED, "lr": 0.01},
+    # the embedded corpus's quick settings' choices: their own gates, no shared part
+    "hardkuma": {**PACKED, "lr": 0.004, "lr_decay": 1.0, "selector.initialisation": "open",
+                 "selector.evaluation": "nonzero", "losses.sparsity.multiplier_init": 0.001,
+                 "losses.continuity.multiplier_init": 0.001},
+    "spectra": {**PACKED, "lr": 0.004, "selector.temperature": 1.0, "selector.max_iter": 10},
 }
 # What a recipe changes in the trainer section (every other recipe changes nothing there): never the schedule.
 TRAINER = {"fr": {"monitor": "val/accuracy", "mode": "max"}}
@@ -149,10 +154,11 @@ def test_help_offers_the_recipes_and_not_the_files_they_choose():
 
 
 # What a quick setting may add to its model's recipe: the schedule and the target, which a recipe leaves to the
-# user (per model: the epochs a teacher, guider or evaluator pre-trains, counted in max_epochs).
-SCHEDULE_KEYS = {"losses.sparsity.target", "auxiliary_epochs", "pretrain_epochs"}
+# user (per model: the epochs a teacher, guider or evaluator pre-trains, counted in max_epochs; SPECTRA's budget,
+# in percent, is its target).
+SCHEDULE_KEYS = {"losses.sparsity.target", "selector.budget", "auxiliary_epochs", "pretrain_epochs"}
 # the models whose quick settings are their own choices: they have no recommended recipe
-WITHOUT_RECIPE = {"hardkuma", "spectra", "genspp"}
+WITHOUT_RECIPE = {"genspp"}
 
 
 # RNP has no quick setting: its registered defaults are the default run's
@@ -165,7 +171,7 @@ def test_every_quick_setting_is_its_recipe_on_a_short_schedule(name):
     quick_model, recipe_model = flat(resolve_specs(quick).model), flat(resolve_specs(recipe).model)
     differ = {key for key in quick_model.keys() | recipe_model.keys() if quick_model.get(key) != recipe_model.get(key)}
     assert differ <= SCHEDULE_KEYS, differ
-    assert quick_model["losses.sparsity.target"] == 0.15
+    assert quick_model.get("losses.sparsity.target", quick_model.get("selector.budget", 0) / 100) == 0.15
     trainer_differ = {key for key in quick.trainer if quick.trainer[key] != recipe.trainer[key]}
     assert trainer_differ <= {"max_epochs", "batch_size"}, trainer_differ
 
