@@ -71,8 +71,9 @@ CORPORA = [
 # evaluator (DAR, DMR, EVAL-X) spends one of the four on it too.
 TARGET = "model.losses.sparsity.target=0.15"
 BUDGET = ["trainer.max_epochs=4", "trainer.batch_size=32", TARGET, "trainer.progress_bar=false"]
-# SPECTRA has no sparsity term: its budget (percent of each document's words) is the target
-MODEL_TARGET = {"spectra": "model.selector.budget=15"}
+# SPECTRA has no sparsity term: its budget (percent of each document's words) is the target. GenSPP has none
+# either: its fitness rewards fewer kept words, with no target.
+MODEL_TARGET = {"spectra": "model.selector.budget=15", "genspp": None}
 MODEL_BUDGET = {"grat": ["model.pretrain_epochs=1", "trainer.selection=monitor"],
                 "dar": ["model.auxiliary_epochs=1"], "dmr": ["model.auxiliary_epochs=1"],
                 "evalx": ["model.pretrain_epochs=1"],
@@ -102,7 +103,7 @@ def finished(cell: Path) -> bool:
 def cell_overrides(model: str, recipe: str, spec: dict, data_dir: Path, seed: int, extra: list[str]) -> list[str]:
     return [f"model={model}", f"recipe={recipe}", f"dataset={DATASET[spec['layout']]}", f"dataset.data_dir={data_dir}",
             f"dataset.aspect={spec['aspect']}", f"seed={seed}",
-            *(MODEL_TARGET.get(model, TARGET) if item == TARGET else item for item in BUDGET),
+            *(item for item in (MODEL_TARGET.get(model, TARGET) if b == TARGET else b for b in BUDGET) if item),
             *MODEL_BUDGET.get(model, []), *extra]
 
 

@@ -44,10 +44,13 @@ RECOMMENDED = {
                      "selector_terms": ["task", "gap", "sparsity", "continuity"]},
     "evalx": {**SHARED, "lr": 0.01},
     # the embedded corpus's quick settings' choices: their own gates, no shared part
-    "hardkuma": {**PACKED, "lr": 0.004, "lr_decay": 1.0, "selector.initialisation": "open",
+    "hardkuma": {**PACKED, "lr": 0.001, "lr_decay": 1.0, "selector.initialisation": "open",
                  "selector.evaluation": "nonzero", "losses.sparsity.multiplier_init": 0.001,
                  "losses.continuity.multiplier_init": 0.001},
     "spectra": {**PACKED, "lr": 0.004, "selector.temperature": 1.0, "selector.max_iter": 10},
+    # and one-hot words (the embeddings section: test_genspps_recipe_reads_one_hot_words)
+    "genspp": {**PACKED, "encoder_hidden_size": 8, "mutation_std": 0.1, "ce_limit": 0.69, "lr": 0.02,
+               "predictor_pool": "kept"},
 }
 # What a recipe changes in the trainer section (every other recipe changes nothing there): never the schedule.
 TRAINER = {"fr": {"monitor": "val/accuracy", "mode": "max"}}
@@ -156,9 +159,8 @@ def test_help_offers_the_recipes_and_not_the_files_they_choose():
 # What a quick setting may add to its model's recipe: the schedule and the target, which a recipe leaves to the
 # user (per model: the epochs a teacher, guider or evaluator pre-trains, counted in max_epochs; SPECTRA's budget,
 # in percent, is its target).
-SCHEDULE_KEYS = {"losses.sparsity.target", "selector.budget", "auxiliary_epochs", "pretrain_epochs"}
-# the models whose quick settings are their own choices: they have no recommended recipe
-WITHOUT_RECIPE = {"genspp"}
+SCHEDULE_KEYS = {"losses.sparsity.target", "selector.budget", "auxiliary_epochs", "pretrain_epochs",
+                 "population_size", "generations", "predictor_epochs"}  # the last three: GenSPP's search
 
 
 # RNP has no quick setting: its registered defaults are the default run's
@@ -171,11 +173,19 @@ def test_every_quick_setting_is_its_recipe_on_a_short_schedule(name):
     quick_model, recipe_model = flat(resolve_specs(quick).model), flat(resolve_specs(recipe).model)
     differ = {key for key in quick_model.keys() | recipe_model.keys() if quick_model.get(key) != recipe_model.get(key)}
     assert differ <= SCHEDULE_KEYS, differ
-    assert quick_model.get("losses.sparsity.target", quick_model.get("selector.budget", 0) / 100) == 0.15
+    if name != "genspp":  # its fitness rewards fewer words, with no target
+        assert quick_model.get("losses.sparsity.target", quick_model.get("selector.budget", 0) / 100) == 0.15
+    assert quick.embeddings == recipe.embeddings
     trainer_differ = {key for key in quick.trainer if quick.trainer[key] != recipe.trainer[key]}
     assert trainer_differ <= {"max_epochs", "batch_size"}, trainer_differ
 
 
-def test_the_quick_settings_without_a_recipe_are_the_models_without_one():
+def test_every_quick_setting_has_a_recipe():
     quick = {path.stem.removeprefix("quick_") for path in (CONFIG_DIR / "experiment").glob("quick_*.yaml")}
-    assert quick - set(models_with_recipe("recommended")) == WITHOUT_RECIPE
+    # RNP's quick run is the default run (its registered defaults)
+    assert quick == set(models_with_recipe("recommended")) - {"rnp"}
+
+
+def test_genspps_recipe_reads_one_hot_words():
+    assert compose_config(["model=genspp", "recipe=recommended"]).embeddings == \
+        compose_config(["model=genspp", "embeddings=one_hot"]).embeddings
