@@ -47,7 +47,8 @@ RECOMMENDED = {
     "hardkuma": {**PACKED, "lr": 0.001, "lr_decay": 1.0, "selector.initialisation": "open",
                  "selector.evaluation": "nonzero", "losses.sparsity.multiplier_init": 0.001,
                  "losses.continuity.multiplier_init": 0.001},
-    "spectra": {**PACKED, "lr": 0.004, "selector.temperature": 1.0, "selector.max_iter": 10},
+    "spectra": {**PACKED, "lr": 0.004, "selector.temperature": 1.0, "selector.max_iter": 10,
+                "selector.transition_edges": "keep_keep", "selector.transition": 2.0},
     # and one-hot words (the embeddings section: test_genspps_recipe_reads_one_hot_words)
     "genspp": {**PACKED, "encoder_hidden_size": 8, "mutation_std": 0.1, "ce_limit": 0.69, "lr": 0.02,
                "predictor_pool": "kept"},
