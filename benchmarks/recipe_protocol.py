@@ -16,7 +16,8 @@ Each cell is ``python scripts/train.py model=M recipe=R dataset=... seed=N`` int
 ``<out>/cells/<model>/<recipe>/<corpus>/seed<N>``; a cell whose directory holds a finished run is not run
 again (rerunning the command resumes the grid), an unfinished one is resumed in place. Each cell's command is
 recorded beside it (``seed<N>.command.json``): a rerun with other settings (corpus sizes, overrides) refuses the
-cell instead of mixing results of two settings in one table. Corpora are written once into
+cell instead of mixing results of two settings in one table, and so does a rerun whose overrides now compose another
+configuration than the cell ran with (a recipe file changed since). Corpora are written once into
 ``<out>/corpora/<name>`` (the same arguments give the same bytes). Hydra overrides after ``--`` go to every
 cell. The command exits 1 when a cell failed (its log is beside it).
 """
@@ -121,6 +122,33 @@ def recorded_command(cell: Path, overrides: list[str]) -> None:
     else:
         cell.parent.mkdir(parents=True, exist_ok=True)
         record.write_text(json.dumps(overrides, indent=1) + "\n", encoding="utf-8")
+
+
+def changed_keys(before, now, prefix: str = "") -> list[str]:
+    """Dotted keys that both configs hold with different values. A key only one of them holds is a field added
+    to (or removed from) a schema since, whose default keeps the earlier behaviour, and does not count."""
+    if not (isinstance(before, dict) and isinstance(now, dict)):
+        return [] if before == now else [prefix.rstrip(".")]
+    return [key for name in before.keys() & now.keys()
+            for key in changed_keys(before[name], now[name], f"{prefix}{name}.")]
+
+
+def refuse_stale(cell: Path, overrides: list[str]) -> None:
+    """Refuse a cell whose recorded configuration is not what its overrides compose now: a recipe or preset file
+    changed since it ran, which its recorded overrides cannot show, and its result would enter the table."""
+    stored = cell / ".hydra" / "config.yaml"
+    if not stored.is_file():
+        return
+    from omegaconf import OmegaConf
+
+    from pyhighlights.config.compose import compose_config
+
+    now = OmegaConf.to_container(compose_config([*overrides, f"hydra.run.dir={cell}"]))
+    changed = sorted(changed_keys(OmegaConf.to_container(OmegaConf.load(stored)), now))
+    if changed:
+        raise SystemExit(f"{cell}: ran with settings its overrides no longer compose (differing: {changed}; a recipe "
+                         f"or preset file changed since); use another --out, or delete the cell and its record to "
+                         f"run it again")
 
 
 def run_cell(cell: Path, overrides: list[str]) -> bool:
@@ -239,6 +267,7 @@ def main(argv=None) -> str:
                         cell = args.out / "cells" / model / recipe / spec["name"] / f"seed{seed}"
                         overrides = cell_overrides(model, recipe, spec, data_dir, seed, args.extra)
                         recorded_command(cell, overrides)
+                        refuse_stale(cell, overrides)
                         if finished(cell):
                             print(f"skip {cell} (finished)")
                             continue

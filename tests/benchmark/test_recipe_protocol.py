@@ -88,3 +88,24 @@ def test_the_table_by_model_has_a_row_per_model_the_seeds_mean_and_sample_std_an
     assert text.splitlines()[2:] == ["| rnp | recommended | 0.600 ± 0.141 (n=2) | – | – |",
                                      "| fr | recommended | 0.600 ± 0.141 (n=2) | 0.900 (n=1) | 0.750 |",
                                      "| mcd | recommended | – | – | – |"]
+
+
+def test_a_cell_whose_recipe_changed_since_it_ran_is_refused(tmp_path):
+    from omegaconf import OmegaConf
+
+    from pyhighlights.config.compose import compose_config
+
+    module = protocol()
+    cell = tmp_path / "seed0"
+    overrides = ["model=fr", "recipe=recommended", "trainer.max_epochs=4"]
+    module.refuse_stale(cell, overrides)  # not run yet: nothing to compare
+    (cell / ".hydra").mkdir(parents=True)
+    stored = OmegaConf.to_container(compose_config([*overrides, f"hydra.run.dir={cell}"]))
+    stored["trainer"].pop("monitor_ties")  # a field added to the schema since: not a change
+    (cell / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(stored))
+    module.refuse_stale(cell, overrides)
+    stored["model"]["lr"] = 0.004  # what the recipe file set when the cell ran
+    (cell / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(stored))
+    with pytest.raises(SystemExit, match=r"seed0: ran with settings its overrides no longer compose \(differing: "
+                                         r"\['model.lr'\]; a recipe or preset file changed since\)"):
+        module.refuse_stale(cell, overrides)

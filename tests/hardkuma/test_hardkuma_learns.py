@@ -3,9 +3,9 @@
 Corpus: ``short_learnable_beer_dir`` (see ``write_short_learnable_beer`` in pyhighlights/testing.py: reviews of
 20-40 words, 704 balanced training documents, 164 test reviews; majority class 0.58, random 20 % selection F1
 ~0.16). BiGRU 64 over learned 64d embeddings, batch 64, 4 epochs (44 steps), lr 8e-3, the reference's
-dependent gate (each gate reads an RCNN state over the previous gates) and its Lagrangian, with the quick
-setting's named options (``initialisation=open``, ``evaluation=nonzero``; see
-pyhighlights/configs/experiment/quick_hardkuma.yaml) and initial multipliers of 1e-3 (the reference: 1e-5) so
+dependent gate (each gate reads an RCNN state over the previous gates) and its Lagrangian, with the
+recipe's named options (``initialisation=open``, ``evaluation=nonzero``; see
+pyhighlights/configs/recipe_model/recommended_hardkuma.yaml) and initial multipliers of 1e-3 (the reference: 1e-5) so
 that the selection rate comes down to its target within the few epochs. Scored from the best validation
 checkpoint, as a normal run is. Batches of 64: on one thread a step of 64 costs about 1.2 times one of 32 (its
 time goes in the per-word recurrence and gate), so an epoch costs about 60 % as much.
