@@ -49,9 +49,7 @@ RECOMMENDED = {
                  "losses.continuity.multiplier_init": 0.001},
     "spectra": {**PACKED, "lr": 0.004, "selector.temperature": 1.0, "selector.max_iter": 10,
                 "selector.transition_edges": "keep_keep", "selector.transition": 2.0},
-    # and one-hot words (the embeddings section: test_genspps_recipe_reads_one_hot_words)
-    "genspp": {**PACKED, "encoder_hidden_size": 8, "mutation_std": 0.1, "ce_limit": 0.69, "lr": 0.02,
-               "predictor_pool": "kept"},
+    "genspp": PACKED,
 }
 # What a recipe changes in the trainer section (every other recipe changes nothing there): never the schedule.
 TRAINER = {"fr": {"monitor": "val/accuracy", "mode": "max"}}
@@ -185,8 +183,3 @@ def test_every_quick_setting_has_a_recipe():
     quick = {path.stem.removeprefix("quick_") for path in (CONFIG_DIR / "experiment").glob("quick_*.yaml")}
     # RNP's quick run is the default run (its registered defaults)
     assert quick == set(models_with_recipe("recommended")) - {"rnp"}
-
-
-def test_genspps_recipe_reads_one_hot_words():
-    assert compose_config(["model=genspp", "recipe=recommended"]).embeddings == \
-        compose_config(["model=genspp", "embeddings=one_hot"]).embeddings
