@@ -48,7 +48,7 @@ RECOMMENDED = {
                  "selector.evaluation": "nonzero", "losses.sparsity.multiplier_init": 0.001,
                  "losses.continuity.multiplier_init": 0.001},
     "spectra": {**PACKED, "lr": 0.004, "selector.temperature": 1.0, "selector.max_iter": 10,
-                "selector.transition_edges": "keep_keep", "selector.transition": 2.0},
+                "selector.transition_edges": "keep_keep", "selector.transition": 5.0},
     "genspp": PACKED,
 }
 # What a recipe changes in the trainer section (every other recipe changes nothing there): never the schedule.
