@@ -102,10 +102,11 @@ def finished(cell: Path) -> bool:
 
 
 def cell_overrides(model: str, recipe: str, spec: dict, data_dir: Path, seed: int, extra: list[str]) -> list[str]:
+    target = MODEL_TARGET.get(model, TARGET)
+    budget = [target if item == TARGET else item for item in BUDGET]
     return [f"model={model}", f"recipe={recipe}", f"dataset={DATASET[spec['layout']]}", f"dataset.data_dir={data_dir}",
-            f"dataset.aspect={spec['aspect']}", f"seed={seed}",
-            *(item for item in (MODEL_TARGET.get(model, TARGET) if b == TARGET else b for b in BUDGET) if item),
-            *MODEL_BUDGET.get(model, []), *extra]
+            f"dataset.aspect={spec['aspect']}", f"seed={seed}", *filter(None, budget), *MODEL_BUDGET.get(model, []),
+            *extra]
 
 
 def recorded_command(cell: Path, overrides: list[str]) -> None:
@@ -124,27 +125,20 @@ def recorded_command(cell: Path, overrides: list[str]) -> None:
         record.write_text(json.dumps(overrides, indent=1) + "\n", encoding="utf-8")
 
 
-def changed_keys(before, now, prefix: str = "") -> list[str]:
-    """Dotted keys that both configs hold with different values. A key only one of them holds is a field added
-    to (or removed from) a schema since, whose default keeps the earlier behaviour, and does not count."""
-    if not (isinstance(before, dict) and isinstance(now, dict)):
-        return [] if before == now else [prefix.rstrip(".")]
-    return [key for name in before.keys() & now.keys()
-            for key in changed_keys(before[name], now[name], f"{prefix}{name}.")]
-
-
 def refuse_stale(cell: Path, overrides: list[str]) -> None:
-    """Refuse a cell whose recorded configuration is not what its overrides compose now: a recipe or preset file
-    changed since it ran, which its recorded overrides cannot show, and its result would enter the table."""
-    stored = cell / ".hydra" / "config.yaml"
-    if not stored.is_file():
+    """Refuse a cell whose run recorded another configuration than its overrides compose now: a recipe or preset
+    file changed since it ran, which its recorded overrides cannot show, and its result would enter the table.
+    The comparison is the one a resumed run applies to its checkpoints (fields added to a schema since, which only
+    one side records, do not count)."""
+    manifest = cell / "manifest.json"
+    if not manifest.is_file():
         return
-    from omegaconf import OmegaConf
-
+    from pyhighlights.checkpoint_match import differences
     from pyhighlights.config.compose import compose_config
+    from pyhighlights.training.run import resolve_specs
 
-    now = OmegaConf.to_container(compose_config([*overrides, f"hydra.run.dir={cell}"]))
-    changed = sorted(changed_keys(OmegaConf.to_container(OmegaConf.load(stored)), now))
+    now = resolve_specs(compose_config([*overrides, f"hydra.run.dir={cell}"])).as_dict()
+    changed = [key for key, _, _ in differences(now, json.loads(manifest.read_text())["parameters"])]
     if changed:
         raise SystemExit(f"{cell}: ran with settings its overrides no longer compose (differing: {changed}; a recipe "
                          f"or preset file changed since); use another --out, or delete the cell and its record to "

@@ -91,21 +91,21 @@ def test_the_table_by_model_has_a_row_per_model_the_seeds_mean_and_sample_std_an
 
 
 def test_a_cell_whose_recipe_changed_since_it_ran_is_refused(tmp_path):
-    from omegaconf import OmegaConf
-
     from pyhighlights.config.compose import compose_config
+    from pyhighlights.training.run import resolve_specs
 
     module = protocol()
     cell = tmp_path / "seed0"
     overrides = ["model=fr", "recipe=recommended", "trainer.max_epochs=4"]
     module.refuse_stale(cell, overrides)  # not run yet: nothing to compare
-    (cell / ".hydra").mkdir(parents=True)
-    stored = OmegaConf.to_container(compose_config([*overrides, f"hydra.run.dir={cell}"]))
-    stored["trainer"].pop("monitor_ties")  # a field added to the schema since: not a change
-    (cell / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(stored))
+    cell.mkdir()
+    recorded = json.loads(json.dumps(resolve_specs(compose_config(overrides)).as_dict(), default=str))
+    assert recorded["model"]["lr"] == 0.01  # FR's recipe rate now
+    del recorded["trainer"]["monitor_ties"]  # a field added to the schema since: not a change
+    (cell / "manifest.json").write_text(json.dumps({"parameters": recorded}))
     module.refuse_stale(cell, overrides)
-    stored["model"]["lr"] = 0.004  # what the recipe file set when the cell ran
-    (cell / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(stored))
+    recorded["model"]["lr"] = 0.004  # what the recipe file set when the cell ran
+    (cell / "manifest.json").write_text(json.dumps({"parameters": recorded}))
     with pytest.raises(SystemExit, match=r"seed0: ran with settings its overrides no longer compose \(differing: "
                                          r"\['model.lr'\]; a recipe or preset file changed since\)"):
         module.refuse_stale(cell, overrides)

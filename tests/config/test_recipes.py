@@ -160,6 +160,8 @@ def test_help_offers_the_recipes_and_not_the_files_they_choose():
 # in percent, is its target).
 SCHEDULE_KEYS = {"losses.sparsity.target", "selector.budget", "auxiliary_epochs", "pretrain_epochs",
                  "population_size", "generations", "predictor_epochs"}  # the last three: GenSPP's search
+# Each quick setting's target: 0.15 of the words, as SPECTRA's budget in percent; GenSPP's fitness has none.
+QUICK_TARGET = {"spectra": {"selector.budget": 15}, "genspp": {}}
 
 
 # RNP has no quick setting: its registered defaults are the default run's
@@ -172,8 +174,8 @@ def test_every_quick_setting_is_its_recipe_on_a_short_schedule(name):
     quick_model, recipe_model = flat(resolve_specs(quick).model), flat(resolve_specs(recipe).model)
     differ = {key for key in quick_model.keys() | recipe_model.keys() if quick_model.get(key) != recipe_model.get(key)}
     assert differ <= SCHEDULE_KEYS, differ
-    if name != "genspp":  # its fitness rewards fewer words, with no target
-        assert quick_model.get("losses.sparsity.target", quick_model.get("selector.budget", 0) / 100) == 0.15
+    target = QUICK_TARGET.get(name, {"losses.sparsity.target": 0.15})
+    assert {key: quick_model.get(key) for key in target} == target
     assert quick.embeddings == recipe.embeddings
     trainer_differ = {key for key in quick.trainer if quick.trainer[key] != recipe.trainer[key]}
     assert trainer_differ <= {"max_epochs", "batch_size"}, trainer_differ
