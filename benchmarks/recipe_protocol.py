@@ -128,8 +128,8 @@ def recorded_command(cell: Path, overrides: list[str]) -> None:
 def refuse_stale(cell: Path, overrides: list[str]) -> None:
     """Refuse a cell whose run recorded another configuration than its overrides compose now: a recipe or preset
     file changed since it ran, which its recorded overrides cannot show, and its result would enter the table.
-    The comparison is the one a resumed run applies to its checkpoints (fields added to a schema since, which only
-    one side records, do not count)."""
+    The recorded parameters are read by today's schemas first, so a field added since the cell ran takes its
+    default there (what the cell ran with) and counts only where the overrides now set it otherwise."""
     manifest = cell / "manifest.json"
     if not manifest.is_file():
         return
@@ -138,7 +138,8 @@ def refuse_stale(cell: Path, overrides: list[str]) -> None:
     from pyhighlights.training.run import resolve_specs
 
     now = resolve_specs(compose_config([*overrides, f"hydra.run.dir={cell}"])).as_dict()
-    changed = [key for key, _, _ in differences(now, json.loads(manifest.read_text())["parameters"])]
+    recorded = resolve_specs(json.loads(manifest.read_text())["parameters"]).as_dict()
+    changed = [key for key, _, _ in differences(now, recorded)]
     if changed:
         raise SystemExit(f"{cell}: ran with settings its overrides no longer compose (differing: {changed}; a recipe "
                          f"or preset file changed since); use another --out, or delete the cell and its record to "

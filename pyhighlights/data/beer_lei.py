@@ -28,6 +28,7 @@ from pathlib import Path
 
 from pyhighlights.data.batch import Corpus, Document
 from pyhighlights.data.corpus_files import require_files
+from pyhighlights.data.disagreement import redraw_for_disagreement
 from pyhighlights.data.lei_format import parse_annotation_line, parse_review_line
 from pyhighlights.data.preprocess import BINARY_LABEL_NAMES, assemble_corpus, binarize_score
 from pyhighlights.data.records import log_skipped, parse_lines
@@ -71,7 +72,10 @@ def lei_file_names(aspect_index: int, variant: str = "decorrelated") -> dict[str
     }
 
 
-def _read_reviews(path: Path, aspect: int, counts: dict, skip_malformed: bool) -> list[Document]:
+def _read_reviews(path: Path, aspect: int, counts: dict, skip_malformed: bool,
+                  disagreeing: list[bool] | None = None) -> list[Document]:
+    """The reviews with a polar score for ``aspect``; ``disagreeing``, when given, receives per review whether
+    another aspect's score is of the opposite polarity."""
     counts["middle_band_dropped"] = 0
     documents = []
     for number, review in parse_lines(path, parse_review_line, counts, skip_malformed=skip_malformed):
@@ -80,6 +84,9 @@ def _read_reviews(path: Path, aspect: int, counts: dict, skip_malformed: bool) -
             counts["middle_band_dropped"] += 1
             continue
         documents.append(Document(f"{path.name}:{number}", review.tokens, label))
+        if disagreeing is not None:
+            others = (binarize_score(score) for k, score in enumerate(review.scores) if k != aspect)
+            disagreeing.append(any(other is not None and other != label for other in others))
     log_skipped(path, counts)
     return documents
 
@@ -117,6 +124,7 @@ def load_lei_beer(
     remove_leakage: bool | None = None,
     variant: str = "decorrelated",
     validation_annotations: str | None = None,
+    disagreement_share: float | None = None,
 ) -> Corpus:
     """Read the Lei et al. Beer corpus for one aspect.
 
@@ -129,6 +137,9 @@ def load_lei_beer(
     :func:`pyhighlights.data.preprocess.assemble_corpus`. ``validation_annotations``: a file of ``data_dir``
     in the ``annotations.json`` format to read the validation split from instead of the heldout reviews,
     for their highlights (the synthetic corpus writes one; the authors' release has none).
+    ``disagreement_share``: redraw the training reviews, before balancing, so that those in which another aspect's
+    polarity is the opposite of the label make this share of them (:mod:`pyhighlights.data.disagreement`); None =
+    as read.
     """
     index = resolve_lei_aspect(aspect)
     names = lei_file_names(index, variant)
@@ -137,11 +148,15 @@ def load_lei_beer(
     files = require_files(data_dir, names, LEI_PUBLICATION)
     read_validation = _read_annotations if validation_annotations is not None else _read_reviews
     counts: dict[str, dict] = {"train": {}, "validation": {}, "test": {}}
+    disagreeing: list[bool] = []
     documents = {
-        "train": _read_reviews(files["train"], index, counts["train"], skip_malformed),
+        "train": _read_reviews(files["train"], index, counts["train"], skip_malformed, disagreeing),
         "validation": read_validation(files["validation"], index, counts["validation"], skip_malformed),
         "test": _read_annotations(files["test"], index, counts["test"], skip_malformed),
     }
+    if disagreement_share is not None:
+        documents["train"], counts["train"]["disagreement_redraw"] = redraw_for_disagreement(
+            documents["train"], disagreeing, disagreement_share, seed)
     info = {
         "corpus": "beer",
         "format": "lei2016",

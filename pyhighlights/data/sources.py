@@ -57,6 +57,11 @@ class BeerCommon(EnvironmentOptions):
     balance: bool = Param(True, description="balance the training classes by dropping majority examples")
     seed: int = Param(0, ge=0, description="seed of the balancing")
     skip_malformed: bool = Param(False, description="skip (and count) malformed lines instead of failing")
+    disagreement_share: float | None = Param(
+        None, gt=0.0, lt=1.0, allow_inf_nan=False,
+        description="redraw the training reviews (same number, before balancing) so that those in which another "
+                    "aspect's polarity is the opposite of the label make this share of them, when fewer do; "
+                    "null = as read (see pyhighlights/data/disagreement.py)")
 
     @classmethod
     def default(cls):
@@ -107,7 +112,8 @@ class LeiBeer(CorpusSource):
 
         return _with_environments(self, load_lei_beer(
             self.directory(), self.aspect, max_length=self.max_length, balance=self.balance, seed=self.seed,
-            skip_malformed=self.skip_malformed, remove_leakage=self.remove_leakage, variant=self.variant))
+            skip_malformed=self.skip_malformed, remove_leakage=self.remove_leakage, variant=self.variant,
+            disagreement_share=self.disagreement_share))
 
 
 class SynthBeerConfig(BeerCommon):
@@ -135,7 +141,8 @@ class SynthBeer(CorpusSource):
         # the validation reviews with their highlights (the generator writes them beside the heldout file)
         corpus = load_lei_beer(self.directory(), self.aspect, max_length=self.max_length, balance=self.balance,
                                seed=self.seed, skip_malformed=self.skip_malformed,
-                               validation_annotations=validation_annotations_name(resolve_lei_aspect(self.aspect)))
+                               validation_annotations=validation_annotations_name(resolve_lei_aspect(self.aspect)),
+                               disagreement_share=self.disagreement_share)
         corpus.name = "synth_beer"
         return _with_environments(self, corpus)
 

@@ -109,3 +109,10 @@ def test_a_cell_whose_recipe_changed_since_it_ran_is_refused(tmp_path):
     with pytest.raises(SystemExit, match=r"seed0: ran with settings its overrides no longer compose \(differing: "
                                          r"\['model.lr'\]; a recipe or preset file changed since\)"):
         module.refuse_stale(cell, overrides)
+    # a field added since that the overrides now set: the cell ran with its default (null), so it is stale
+    recorded["model"]["lr"] = 0.01
+    del recorded["dataset"]["disagreement_share"]
+    (cell / "manifest.json").write_text(json.dumps({"parameters": recorded}))
+    module.refuse_stale(cell, overrides)
+    with pytest.raises(SystemExit, match=r"differing: \['dataset.disagreement_share'\]"):
+        module.refuse_stale(cell, [*overrides, "dataset.disagreement_share=0.9"])

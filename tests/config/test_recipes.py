@@ -185,3 +185,28 @@ def test_every_quick_setting_has_a_recipe():
     quick = {path.stem.removeprefix("quick_") for path in (CONFIG_DIR / "experiment").glob("quick_*.yaml")}
     # RNP's quick run is the default run (its registered defaults)
     assert quick == set(models_with_recipe("recommended")) - {"rnp"}
+
+
+# What a recommended recipe sets in the dataset section, per model and corpus source
+# (recipe_model_dataset/recommended_<model>_<dataset>.yaml); everything else there is the reference's.
+DATASET = {("grat", "beer"): {"disagreement_share": 0.9}, ("fr", "beer"): {"disagreement_share": 0.9}}
+
+
+@pytest.mark.parametrize("dataset", ["beer", "synth_beer"])
+@pytest.mark.parametrize("name", models_with_recipe("recommended"))
+def test_a_recipe_changes_in_the_dataset_section_only_what_the_table_says(name, dataset):
+    reference = compose_config([f"model={name}", f"dataset={dataset}"]).dataset
+    recommended = compose_config([f"model={name}", f"dataset={dataset}", "recipe=recommended"]).dataset
+    changed = {key: value for key, value in recommended.items() if reference[key] != value}
+    assert changed == DATASET.get((name, dataset), {})
+
+
+def test_every_per_corpus_recipe_file_names_a_model_with_that_recipe_and_a_corpus_source():
+    # a misnamed file would never be chosen, and its settings silently not applied
+    found = set()
+    for path in (CONFIG_DIR / "recipe_model_dataset").glob("*.yaml"):
+        named = [(model, dataset) for model in models_with_recipe("recommended")
+                 for dataset in registry.available("dataset") if path.stem == f"recommended_{model}_{dataset}"]
+        assert len(named) == 1, path.name
+        found.update(named)
+    assert found == set(DATASET)
