@@ -148,7 +148,8 @@ def load_lei_beer(
     files = require_files(data_dir, names, LEI_PUBLICATION)
     read_validation = _read_annotations if validation_annotations is not None else _read_reviews
     counts: dict[str, dict] = {"train": {}, "validation": {}, "test": {}}
-    disagreeing: list[bool] = []
+    # per training review, whether another aspect disagrees with its label: only the redraw reads it
+    disagreeing: list[bool] | None = [] if disagreement_share is not None else None
     documents = {
         "train": _read_reviews(files["train"], index, counts["train"], skip_malformed, disagreeing),
         "validation": read_validation(files["validation"], index, counts["validation"], skip_malformed),

@@ -22,7 +22,8 @@ def redraw_for_disagreement(
     """``documents`` redrawn so that the disagreeing ones make ``share`` of them, and a record of what was done.
 
     ``disagreeing[i]``: whether document ``i`` has another aspect of the opposite polarity to its label. The split
-    keeps its size; a repeated document's copies are named ``<doc_id>#copy<k>``. Unchanged when the disagreeing
+    keeps its size, so each copy added takes an agreeing document's place; a repeated document's copies are named
+    ``<doc_id>#copy<k>``. Unchanged when the disagreeing
     share already reaches ``share`` or when no document disagrees (nothing to repeat).
     """
     if not 0.0 < share < 1.0:
@@ -35,7 +36,7 @@ def redraw_for_disagreement(
     record = {"share": share, "disagreeing": len(chosen), "share_before": len(chosen) / total if total else 0.0}
     wanted = round(share * total)
     if not chosen or wanted <= len(chosen):
-        return documents, {**record, "share_after": record["share_before"], "copies_added": 0, "agreeing_dropped": 0}
+        return documents, {**record, "share_after": record["share_before"], "copies_added": 0}
     rng = random.Random(seed)
     repeats, extra = divmod(wanted, len(chosen))
     draws = chosen * repeats + rng.sample(chosen, extra)
@@ -49,5 +50,4 @@ def redraw_for_disagreement(
         if copy:
             document = replace(document, doc_id=f"{document.doc_id}#copy{copy}")
         redrawn.append(document)
-    return redrawn, {**record, "share_after": wanted / total, "copies_added": wanted - len(chosen),
-                     "agreeing_dropped": len(others) - len(kept_others)}
+    return redrawn, {**record, "share_after": wanted / total, "copies_added": wanted - len(chosen)}
