@@ -190,7 +190,7 @@ def test_every_quick_setting_has_a_recipe():
 # What a recommended recipe sets in the dataset section, per model and corpus source
 # (recipe_model_dataset/recommended_<model>_<dataset>.yaml); everything else there is the reference's.
 REDRAWN_ON_BEER = ("grat", "fr", "dr", "rnp", "nir", "a2r", "mgr", "inter_rat", "dar", "three_player",
-                   "spectra", "hardkuma", "n2r", "mrd", "car", "dmr")
+                   "spectra", "hardkuma", "n2r", "mrd", "car", "dmr", "evalx")
 DATASET = {(model, "beer"): {"disagreement_share": 0.9} for model in REDRAWN_ON_BEER}
 
 
