@@ -152,7 +152,8 @@ def test_help_offers_the_recipes_and_not_the_files_they_choose():
     from pyhighlights.config.hydra_schema import help_text
 
     text = help_text("<config>")
-    assert "  recipe: recommended, reference\n" in text and "recipe_model" not in text
+    assert "  recipe: recommended, reference\n" in text
+    assert "recipe_model" not in text and "recipe_dataset" not in text
 
 
 # What a quick setting may add to its model's recipe: the schedule and the target, which a recipe leaves to the
