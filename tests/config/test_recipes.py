@@ -214,8 +214,12 @@ def test_every_per_corpus_recipe_file_names_a_recipe_and_a_corpus_source():
     # a misnamed file would never be chosen, and its settings silently not applied
     recipes = [path.stem for path in (CONFIG_DIR / "recipe").glob("*.yaml")]
     sources = registry.available("dataset")
+    per_source = set()
     for path in (CONFIG_DIR / "recipe_dataset").glob("*.yaml"):
-        assert sum(path.stem == f"{recipe}_{source}" for recipe in recipes for source in sources) == 1, path.name
+        named = [(recipe, source) for recipe in recipes for source in sources if path.stem == f"{recipe}_{source}"]
+        assert len(named) == 1, path.name
+        per_source.update(named)
+    assert per_source == {("recommended", "beer")}
     found = set()
     for path in (CONFIG_DIR / "recipe_model_dataset").glob("*.yaml"):
         named = [(model, dataset) for model in models_with_recipe("recommended")
