@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pyhighlights.data.batch import Corpus, Document
 from pyhighlights.data.corpus_files import require_files
-from pyhighlights.data.disagreement import redraw_for_disagreement
+from pyhighlights.data.disagreement import disagreement_pattern, redraw_for_disagreement
 from pyhighlights.data.lei_format import parse_annotation_line, parse_review_line
 from pyhighlights.data.preprocess import BINARY_LABEL_NAMES, assemble_corpus, binarize_score
 from pyhighlights.data.records import log_skipped, parse_lines
@@ -73,9 +73,10 @@ def lei_file_names(aspect_index: int, variant: str = "decorrelated") -> dict[str
 
 
 def _read_reviews(path: Path, aspect: int, counts: dict, skip_malformed: bool,
-                  disagreeing: list[bool] | None = None) -> list[Document]:
+                  disagreeing: list[bool] | None = None, environments: bool = False) -> list[Document]:
     """The reviews with a polar score for ``aspect``; ``disagreeing``, when given, receives per review whether
-    another aspect's score is of the opposite polarity."""
+    another aspect's score is of the opposite polarity; ``environments``: each review's environment is its
+    :func:`~pyhighlights.data.disagreement.disagreement_pattern`."""
     counts["middle_band_dropped"] = 0
     documents = []
     for number, review in parse_lines(path, parse_review_line, counts, skip_malformed=skip_malformed):
@@ -83,15 +84,21 @@ def _read_reviews(path: Path, aspect: int, counts: dict, skip_malformed: bool,
         if label is None:
             counts["middle_band_dropped"] += 1
             continue
-        documents.append(Document(f"{path.name}:{number}", review.tokens, label))
+        pattern = _pattern(review.scores, aspect, label)
+        documents.append(Document(f"{path.name}:{number}", review.tokens, label,
+                                  environment=pattern if environments else None))
         if disagreeing is not None:
-            others = (binarize_score(score) for k, score in enumerate(review.scores) if k != aspect)
-            disagreeing.append(any(other is not None and other != label for other in others))
+            disagreeing.append(pattern != 0)
     log_skipped(path, counts)
     return documents
 
 
-def _read_annotations(path: Path, aspect: int, counts: dict, skip_malformed: bool) -> list[Document]:
+def _pattern(scores: list[float], aspect: int, label: int) -> int:
+    return disagreement_pattern(label, (binarize_score(score) for k, score in enumerate(scores) if k != aspect))
+
+
+def _read_annotations(path: Path, aspect: int, counts: dict, skip_malformed: bool,
+                      environments: bool = False) -> list[Document]:
     counts["no_rationale_skipped"] = 0
     counts["middle_band_dropped"] = 0
     parse = partial(parse_annotation_line, aspects=(aspect,))
@@ -108,7 +115,9 @@ def _read_annotations(path: Path, aspect: int, counts: dict, skip_malformed: boo
         highlights = [0] * len(record.tokens)
         for start, end in spans:
             highlights[start:end] = [1] * (end - start)
-        documents.append(Document(f"{path.name}:{number}", record.tokens, label, highlights, list(spans)))
+        environment = _pattern(record.scores, aspect, label) if environments else None
+        documents.append(Document(f"{path.name}:{number}", record.tokens, label, highlights, list(spans),
+                                  environment))
     log_skipped(path, counts)
     return documents
 
@@ -125,6 +134,7 @@ def load_lei_beer(
     variant: str = "decorrelated",
     validation_annotations: str | None = None,
     disagreement_share: float | None = None,
+    aspect_environments: bool = False,
 ) -> Corpus:
     """Read the Lei et al. Beer corpus for one aspect.
 
@@ -139,7 +149,9 @@ def load_lei_beer(
     for their highlights (the synthetic corpus writes one; the authors' release has none).
     ``disagreement_share``: redraw the training reviews, before balancing, so that those in which another aspect's
     polarity is the opposite of the label make this share of them (:mod:`pyhighlights.data.disagreement`); None =
-    as read.
+    as read. ``aspect_environments``: each review's environment (every split) is the bit mask of the other
+    aspects whose polarity is the opposite of the label (:func:`pyhighlights.data.disagreement.disagreement_pattern`;
+    the five scores less the label's give four bits, 16 environments).
     """
     index = resolve_lei_aspect(aspect)
     names = lei_file_names(index, variant)
@@ -151,9 +163,12 @@ def load_lei_beer(
     # per training review, whether another aspect disagrees with its label: only the redraw reads it
     disagreeing: list[bool] | None = [] if disagreement_share is not None else None
     documents = {
-        "train": _read_reviews(files["train"], index, counts["train"], skip_malformed, disagreeing),
-        "validation": read_validation(files["validation"], index, counts["validation"], skip_malformed),
-        "test": _read_annotations(files["test"], index, counts["test"], skip_malformed),
+        "train": _read_reviews(files["train"], index, counts["train"], skip_malformed, disagreeing,
+                               environments=aspect_environments),
+        "validation": read_validation(files["validation"], index, counts["validation"], skip_malformed,
+                                      environments=aspect_environments),
+        "test": _read_annotations(files["test"], index, counts["test"], skip_malformed,
+                                  environments=aspect_environments),
     }
     if disagreement_share is not None:
         documents["train"], counts["train"]["disagreement_redraw"] = redraw_for_disagreement(

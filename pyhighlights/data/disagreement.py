@@ -7,13 +7,23 @@ reviews). Only a review in which some other aspect's polarity is the opposite of
 words from the others'. :func:`redraw_for_disagreement` draws a training split of the same size in which such
 reviews make ``share`` of the draws (each repeated about equally often, the other reviews a random subset), and
 returns a split in which they already do unchanged, so a corpus of independent aspects is left as it is.
+
+:func:`disagreement_pattern` says which other aspects disagree, as a bit mask: a review's *aspect environment*,
+which an adversary of the rationale reads (:mod:`pyhighlights.components.aspect_adversary`).
 """
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import replace
 
 from pyhighlights.data.batch import Document
+
+
+def disagreement_pattern(label: int, other_labels: Iterable[int | None]) -> int:
+    """Bit j set when the j-th other aspect (in file order, the label's own skipped) has the opposite polarity to
+    ``label``; an aspect without a polarity (a middle-band score, None) counts as agreeing."""
+    return sum(1 << j for j, other in enumerate(other_labels) if other is not None and other != label)
 
 
 def redraw_for_disagreement(

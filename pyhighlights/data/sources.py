@@ -62,11 +62,18 @@ class BeerCommon(EnvironmentOptions):
         description="redraw the training reviews (same number, before balancing) so that those in which another "
                     "aspect's polarity is the opposite of the label make this share of them, when fewer do; "
                     "null = as read (see pyhighlights/data/disagreement.py)")
+    aspect_environments: bool = Param(
+        False, description="each review's environment is the bit mask of the other aspects whose polarity is the "
+                           "opposite of the label (16 environments), for the aspect adversary of the rationale "
+                           "(see pyhighlights/components/aspect_adversary.py)")
 
     @classmethod
     def default(cls):
         config = super().default()
         config.add_condition(_known_beer_aspect, name="aspect must be appearance, aroma, palate or 0, 1, 2")
+        config.add_condition(lambda c: not (c.aspect_environments and c.environments),
+                             name="aspect_environments and environments both set a review's environment; "
+                                  "choose one")
         return config
 
 
@@ -113,7 +120,7 @@ class LeiBeer(CorpusSource):
         return _with_environments(self, load_lei_beer(
             self.directory(), self.aspect, max_length=self.max_length, balance=self.balance, seed=self.seed,
             skip_malformed=self.skip_malformed, remove_leakage=self.remove_leakage, variant=self.variant,
-            disagreement_share=self.disagreement_share))
+            disagreement_share=self.disagreement_share, aspect_environments=self.aspect_environments))
 
 
 class SynthBeerConfig(BeerCommon):
@@ -142,7 +149,8 @@ class SynthBeer(CorpusSource):
         corpus = load_lei_beer(self.directory(), self.aspect, max_length=self.max_length, balance=self.balance,
                                seed=self.seed, skip_malformed=self.skip_malformed,
                                validation_annotations=validation_annotations_name(resolve_lei_aspect(self.aspect)),
-                               disagreement_share=self.disagreement_share)
+                               disagreement_share=self.disagreement_share,
+                               aspect_environments=self.aspect_environments)
         corpus.name = "synth_beer"
         return _with_environments(self, corpus)
 

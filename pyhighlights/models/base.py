@@ -55,9 +55,12 @@ class OptimConfig(Configuration):
     which outputs those terms may read (``outputs``), and which fields name
     loss terms (``term_fields``: field -> field of loss terms), so a term that
     reads nothing the model produces is refused before anything is built.
+    ``training_outputs``: those of ``outputs`` produced only in training with
+    an option on (G-RAT's aspect adversary).
     """
 
     outputs: ClassVar[Mapping[str, frozenset[str]]] = {}
+    training_outputs: ClassVar[frozenset[str]] = frozenset()
     term_fields: ClassVar[Mapping[str, str]] = {}
 
     lr: float = Real(1e-3, gt=0.0, description="Adam learning rate")

@@ -23,6 +23,9 @@ Our options, each a named setting, and why one might want them:
 - ``shared_norm=false``, ``encoder_dropout=null``: no shared LayerNorm, the backbone's own dropout (the rest of the family's encoders).
 - ``shared_embeddings=false``: the selector and the predictor each read their own embedding table (the
   reference's ``RNPSTModel`` has one ``embedding_layer`` for both; with trainable embeddings two tables drift apart).
+- ``losses.aspect_adversary.weight`` > 0 (with ``dataset.aspect_environments=true``): an adversary of the
+  rationale that predicts which other aspects disagree with the label, defeated by the selector
+  (:mod:`pyhighlights.components.aspect_adversary`); trained with the rationaliser.
 - ``layout=packed`` (``recurrence=within_length``, ``bucket=true``): our faster batching. The reference runs
   a plain bidirectional ``nn.GRU`` over the padded batch (``recurrence: padded``; model/common/modules.py
   RNNModule) and draws random batches padded to their longest document (``bucket: false``,
@@ -38,6 +41,8 @@ import torch
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
+from pyhighlights.components.aspect_adversary import (AspectAdversary, AspectAdversaryTerm, disagreement_bits,
+                                                      reverse_gradient)
 from pyhighlights.components.losses import LossSet
 from pyhighlights.components.words import tokens_to_words_sum
 from pyhighlights.models.base import SELECTION_OUTPUTS
@@ -85,7 +90,9 @@ class GRATConfig(RNPConfig):
     guider_losses: dict[str, RegistrationKey] = Param({"guider_task": key("loss", "cross_entropy")})
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
-         "continuity": key("loss", "continuity"), "guide": key("loss", "guide"), "match": key("loss", "match")})
+         "continuity": key("loss", "continuity"), "guide": key("loss", "guide"), "match": key("loss", "match"),
+         # ours, off (weight 0) by default: see pyhighlights/components/aspect_adversary.py
+         "aspect_adversary": key("loss", "aspect_adversary")})
     guider_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False, description="guider learning rate; null = lr "
                                                                                    "(reference: one lr, run_guide.py)")
     pretrain_epochs: int = Param(10, ge=0, description="epochs in which only the guider trains "
@@ -117,13 +124,15 @@ class GRATConfig(RNPConfig):
         "losses": {"sparsity": {"weight": 10.0, "target": 0.15, "padding": "counted"},
                    "continuity": {"weight": 10.0, "padding": "counted"},
                    "guide": {"weight": 10.0, "keep_target": "guide_target"},
-                   "match": {"weight": 1.5, "p": "logits", "q": "guider_logits"}},
+                   "match": {"weight": 1.5, "p": "logits", "q": "guider_logits"},
+                   "aspect_adversary": {"weight": 0.0}},
         "guider_losses": {"guider_task": {"logits": "guider_logits"}},
         "selector": {"dropout": 0.2},
     }
-    outputs = {"losses": SELECTION_OUTPUTS | {"guide_target", "guider_logits"},
+    outputs = {"losses": SELECTION_OUTPUTS | {"guide_target", "guider_logits", "adversary_logits", "disagreement"},
                "guider_losses": frozenset({"guider_logits", "labels"})}
     term_fields = {"guide_term": "losses", "match_term": "losses"}
+    training_outputs = frozenset({"adversary_logits", "disagreement"})
 
     @classmethod
     def default(cls):
@@ -158,10 +167,18 @@ class GRAT(PhasedTraining, RNP):
         self.norm = nn.LayerNorm(self.selector_encoder.output_size) if shared_norm else nn.Identity()
         self.first_scored_epoch = pretrain_epochs
         self.register_buffer("rationaliser_steps", torch.zeros((), dtype=torch.long))
+        # built only when it counts, so that the default model draws the same initial weights as without it
+        adversaries = [term for term in self.losses.terms.values()
+                       if isinstance(term, AspectAdversaryTerm) and term.weight > 0]
+        if len(adversaries) > 1:
+            raise ValueError("model.losses: at most one aspect_adversary term with a weight above 0")
+        self.aspect_adversary = (AspectAdversary(self.make_backbone(), self.num_classes, adversaries[0].aspects)
+                                 if adversaries else None)
 
     # --- parts ----------------------------------------------------------------------
     def rationaliser_modules(self):
-        return [self.selector_encoder, self.selector, self.predictor_encoder, self.predictor, self.norm]
+        adversary = [] if self.aspect_adversary is None else [self.aspect_adversary]
+        return [self.selector_encoder, self.selector, self.predictor_encoder, self.predictor, self.norm, *adversary]
 
     def select(self, batch):
         states, _ = self.encode_words(self.selector_encoder, batch)
@@ -215,7 +232,22 @@ class GRAT(PhasedTraining, RNP):
         selection = self.select(batch)
         logits = self.predict(batch, selection.mask)
         target, guider_logits = self.guidance(batch)
-        return self.outputs(batch, selection, logits, guide_target=target, guider_logits=guider_logits)
+        adversary = self.adversary_outputs(batch, selection.mask) if self.training else {}
+        return self.outputs(batch, selection, logits, guide_target=target, guider_logits=guider_logits, **adversary)
+
+    def adversary_outputs(self, batch, keep_words) -> dict[str, torch.Tensor]:
+        """The aspect adversary's logits over the rationale, its gradient reversed into the mask, and the bits it
+        predicts; nothing without an adversary."""
+        if self.aspect_adversary is None:
+            return {}
+        if batch.environments is None:
+            raise ValueError("model.losses: the aspect_adversary term reads each training review's aspect "
+                             "environment, and this corpus gives none; set dataset.aspect_environments=true "
+                             "(a corpus in the Lei et al. Beer format: dataset=beer or synth_beer)")
+        states, _ = self.encode_words(self.aspect_adversary.encoder, batch, reverse_gradient(keep_words))
+        logits = self.aspect_adversary(self.pool(states, batch.attention_mask), batch.labels)
+        return {"adversary_logits": logits,
+                "disagreement": disagreement_bits(batch.environments, self.aspect_adversary.aspects).to(logits.dtype)}
 
     # --- training (the phases above) -------------------------------------------------
     def guider_outputs(self, step):

@@ -194,6 +194,8 @@ def test_every_quick_setting_has_a_recipe():
 NOT_REDRAWN_ON_BEER = ("mcd", "invrat", "genspp")
 DATASET = {(model, "beer"): {"disagreement_share": 0.9}
            for model in models_with_recipe("recommended") if model not in NOT_REDRAWN_ON_BEER}
+# G-RAT's adversary reads the other aspects' disagreement (recipe_model_dataset/recommended_grat_beer.yaml)
+DATASET[("grat", "beer")] = {**DATASET[("grat", "beer")], "aspect_environments": True}
 
 
 def test_seventeen_recipes_redraw_on_beer():
@@ -226,4 +228,16 @@ def test_every_per_corpus_recipe_file_names_a_recipe_and_a_corpus_source():
                  for dataset in sources if path.stem == f"recommended_{model}_{dataset}"]
         assert len(named) == 1, path.name
         found.update(named)
-    assert found == {(model, "beer") for model in NOT_REDRAWN_ON_BEER}
+    assert found == {(model, "beer") for model in (*NOT_REDRAWN_ON_BEER, "grat")}
+
+
+def test_grats_recipe_trains_the_aspect_adversary_on_beer_only():
+    # the adversary reads the environments the Beer loader gives (dataset.aspect_environments); elsewhere it is off
+    beer = model_section("model=grat", "recipe=recommended", "dataset=beer", "dataset.data_dir=unused")
+    assert beer["losses"]["aspect_adversary"] == {**model_section("model=grat")["losses"]["aspect_adversary"],
+                                                  "weight": 3}
+    for source in ("synth_beer", "hotel", "beer_r2a"):
+        extra = [] if source == "synth_beer" else ["dataset.data_dir=unused"]
+        other = model_section("model=grat", "recipe=recommended", f"dataset={source}", *extra)
+        assert other["losses"]["aspect_adversary"]["weight"] == 0
+    assert model_section("model=grat")["losses"]["aspect_adversary"]["weight"] == 0  # the reference: no adversary

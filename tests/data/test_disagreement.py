@@ -8,7 +8,7 @@ import pytest
 from corpus_fixture_files import annotation, review, write_text
 from pyhighlights.data.batch import Document
 from pyhighlights.data.beer_lei import load_lei_beer
-from pyhighlights.data.disagreement import redraw_for_disagreement
+from pyhighlights.data.disagreement import disagreement_pattern, redraw_for_disagreement
 
 
 def documents(n: int) -> list[Document]:
@@ -78,3 +78,34 @@ def test_the_lei_loader_flags_reviews_by_the_other_aspects_polarity(tmp_path):
     assert Counter(d.tokens[0] for d in corpus.train)["b"] == 2 and len(corpus.train) == 5
     plain = load_lei_beer(tmp_path, "appearance", balance=False)
     assert "disagreement_redraw" not in plain.info["splits"]["train"] and len(plain.train) == 5
+
+
+def test_disagreement_pattern_sets_a_bit_per_other_aspect_of_the_opposite_polarity():
+    assert disagreement_pattern(1, [1, 0, None, 0]) == 0b1010
+    assert disagreement_pattern(0, [1, 0, None, 0]) == 0b0001
+    assert disagreement_pattern(1, [None, None, None, None]) == 0
+
+
+def test_aspect_environments_are_the_other_aspects_disagreement_in_every_split(tmp_path):
+    write_text(tmp_path / "reviews.aspect0.train.txt", TRAIN)
+    write_text(tmp_path / "reviews.aspect0.heldout.txt", TRAIN[:2])
+    write_text(tmp_path / "annotations.json", [annotation("a b", [0.9, 0.5, 0.2, 0.5, 0.5], a0=[[0, 1]])])
+    corpus = load_lei_beer(tmp_path, "appearance", balance=False, aspect_environments=True)
+    # the other aspects in file order (aroma, palate, taste, overall) are bits 0-3; by hand from TRAIN's scores
+    assert {d.tokens[0]: d.environment for d in corpus.train} == {"a": 0, "b": 0b1000, "c": 0, "d": 0, "e": 0}
+    assert [d.environment for d in corpus.validation] == [0, 0b1000]
+    assert [d.environment for d in corpus.test] == [0b0010]  # palate 0.2 against a positive appearance
+    plain = load_lei_beer(tmp_path, "appearance", balance=False)
+    assert {d.environment for split in (plain.train, plain.validation, plain.test) for d in split} == {None}
+
+
+def test_aspect_environments_follow_the_chosen_aspect(tmp_path):
+    write_text(tmp_path / "reviews.aspect2.train.txt", TRAIN)
+    write_text(tmp_path / "reviews.aspect2.heldout.txt", TRAIN[:2])
+    write_text(tmp_path / "annotations.json", [annotation("a b", [0.9, 0.5, 0.2, 0.5, 0.5], a2=[[0, 1]])])
+    corpus = load_lei_beer(tmp_path, "palate", balance=False, aspect_environments=True)
+    # the label is palate's; the other aspects are appearance, aroma, taste, overall (bits 0-3). "b" (palate 0.5)
+    # is dropped; "f": appearance 0.5 has no polarity, aroma 0.2 is negative against a positive palate
+    assert {d.tokens[0]: (d.label, d.environment) for d in corpus.train} == {
+        "a": (1, 0), "c": (0, 0), "d": (0, 0), "e": (1, 0), "f": (1, 0b0010)}
+    assert [(d.label, d.environment) for d in corpus.test] == [(0, 0b0001)]  # appearance 0.9 against palate 0.2

@@ -1,0 +1,94 @@
+"""An adversary that reads the rationale and tries to tell which other aspects disagree with the label.
+
+On a multi-aspect review corpus (BeerAdvocate rates five aspects together) the other aspects' ratings agree
+with the target's most of the time, so their sentences predict the label too and a selector trained on the
+label alone keeps them (Lei, Barzilay and Jaakkola, 2016, "Rationalizing Neural Predictions"). The files say
+more than the label, though: every review carries all five ratings, so for every training review we know which
+other aspects have the opposite polarity to the label (its *aspect environment*,
+:func:`pyhighlights.data.disagreement.disagreement_pattern`). A rationale that holds only the target aspect's
+words says nothing about that beyond the label; one that holds another aspect's sentences reveals whether that
+aspect disagrees.
+
+So an adversary (its own encoder over the rationale-masked input, max-pooled, then one linear layer with a logit
+per other aspect for each class, read at the gold label) learns to predict the disagreement bits from the
+rationale, and the selector is trained to defeat it: the rationale mask reaches the adversary through a gradient
+reversal layer (Ganin and Lempitsky, 2015, "Unsupervised Domain Adaptation by Backpropagation"), so the one
+loss term, binary cross-entropy over the bits, trains the adversary downhill and the selector uphill. Both sides
+of the game are the adversarial conditional-independence idea of InvRat (Chang, Zhang, Yu and Jaakkola, 2020,
+"Invariant Rationalization"), with the environments read from the other aspects' ratings rather than given.
+Ours, not a reference's: every model keeps it off by default.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from pyhighlights.components.losses import LossTerm, Role, WeightOnly
+from pyhighlights.registry import Param
+
+
+class _ReverseGradient(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x: torch.Tensor) -> torch.Tensor:
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:
+        return -grad
+
+
+def reverse_gradient(x: torch.Tensor) -> torch.Tensor:
+    """``x`` unchanged forward; the gradient that flows back through it is negated."""
+    return _ReverseGradient.apply(x)
+
+
+def disagreement_bits(environments: torch.Tensor, aspects: int) -> torch.Tensor:
+    """[B] bit masks -> [B, aspects] 0/1 floats (bit j: the j-th other aspect disagrees); a mask with a bit at
+    ``aspects`` or above is refused, naming it."""
+    bad = (environments < 0) | (environments >= 1 << aspects)
+    if bool(bad.any()):
+        raise ValueError(f"aspect environment {int(environments[bad][0])} is not a bit mask over {aspects} other "
+                         f"aspects; set the aspect_adversary term's aspects to the corpus's other aspects")
+    return ((environments.unsqueeze(1) >> torch.arange(aspects, device=environments.device)) & 1).float()
+
+
+class AspectAdversary(nn.Module):
+    """Encoder over the rationale (its gradient reversed into the mask) -> max-pool -> per class one logit per
+    other aspect; ``forward`` returns the gold class's [B, aspects] logits."""
+
+    def __init__(self, encoder: nn.Module, num_classes: int, aspects: int):
+        super().__init__()
+        self.encoder = encoder
+        self.aspects = aspects
+        self.num_classes = num_classes
+        self.head = nn.Linear(encoder.output_size, num_classes * aspects)
+
+    def forward(self, pooled: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        logits = self.head(pooled).view(-1, self.num_classes, self.aspects)
+        return logits[torch.arange(logits.shape[0], device=logits.device), labels]
+
+
+class AspectAdversaryConfig(WeightOnly):
+    roles = ("adversary_logits", "disagreement")
+    adversary_logits: str = Role("adversary_logits", "the adversary's per-aspect logits at the gold label")
+    disagreement: str = Role("disagreement", "the 0/1 disagreement of each other aspect with the label")
+    aspects: int = Param(4, ge=1, le=16, description="other aspects of the corpus (Lei et al. Beer: five "
+                                                     "ratings, so four besides the label's)")
+
+
+class AspectAdversaryTerm(LossTerm):
+    """Binary cross-entropy of the adversary's bits, the mean over reviews and aspects. The adversary descends
+    it; the selector, through the reversed gradient, ascends it. Zero where the model computed no adversary
+    (evaluation: the adversary only trains)."""
+
+    roles = AspectAdversaryConfig.roles
+
+    def __init__(self, *, weight: float = 1.0, aspects: int = 4, **inputs: str):
+        super().__init__(weight=weight, **inputs)
+        self.aspects = aspects
+
+    def value(self, inputs):
+        if "adversary_logits" not in inputs:
+            return torch.zeros(())
+        return F.binary_cross_entropy_with_logits(inputs["adversary_logits"], inputs["disagreement"])

@@ -1,0 +1,140 @@
+"""G-RAT's aspect adversary: the bits it predicts, the term's value, the reversed gradient into the rationale,
+and its training with the rationaliser on a corpus whose reviews carry their aspect environments."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import lightning.pytorch as pl
+import pytest
+import torch
+
+from pyhighlights import registry
+from pyhighlights.components.aspect_adversary import (AspectAdversaryTerm, disagreement_bits,
+                                                      reverse_gradient)
+from pyhighlights.config.compose import compose_config
+from pyhighlights.testing import tiny_overrides
+from pyhighlights.training.run import Experiment, resolve_specs
+
+
+def experiment(tiny_beer_dir, *extra):
+    cfg = compose_config(tiny_overrides(tiny_beer_dir, "model=grat", "model.pretrain_epochs=0", *extra))
+    return Experiment(resolve_specs(cfg))
+
+
+ADVERSARY = ("dataset.aspect_environments=true", "model.losses.aspect_adversary.weight=3")
+
+
+def first_batch(exp):
+    datamodule = exp.datamodule(0)
+    datamodule.setup("fit")
+    return next(iter(datamodule.train_dataloader()))
+
+
+def test_bits_read_the_mask_lowest_first_and_a_mask_too_wide_is_refused():
+    bits = disagreement_bits(torch.tensor([0, 0b1010, 0b0001, 15]), 4)
+    assert bits.tolist() == [[0, 0, 0, 0], [0, 1, 0, 1], [1, 0, 0, 0], [1, 1, 1, 1]]
+    with pytest.raises(ValueError, match="aspect environment 16 is not a bit mask over 4 other aspects"):
+        disagreement_bits(torch.tensor([3, 16]), 4)
+
+
+def test_the_term_is_the_mean_binary_cross_entropy_and_zero_without_an_adversary():
+    logits = torch.tensor([[2.0, -1.0], [0.5, 0.0]])
+    bits = torch.tensor([[1.0, 1.0], [0.0, 1.0]])
+    term = AspectAdversaryTerm(weight=3.0, aspects=2)
+
+    def bce(x, b):
+        p = 1 / (1 + math.exp(-x))
+        return -(b * math.log(p) + (1 - b) * math.log(1 - p))
+
+    by_hand = sum(bce(x, b) for x, b in zip(logits.flatten().tolist(), bits.flatten().tolist())) / 4
+    value, weighted = term.weighted({"adversary_logits": logits, "disagreement": bits})
+    assert value.item() == pytest.approx(by_hand, rel=1e-6) and weighted.item() == pytest.approx(3 * by_hand, rel=1e-6)
+    assert term({"logits": logits}).item() == 0.0
+
+
+def test_the_reversal_negates_the_gradient_only():
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = reverse_gradient(x)
+    assert torch.equal(y, x)
+    (y * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [-1.0, -2.0, -3.0]
+
+
+def test_default_grat_has_no_adversary(tiny_beer_dir):
+    model = experiment(tiny_beer_dir).model()
+    assert model.aspect_adversary is None
+    assert all("adversary" not in name for name, _ in model.named_parameters())
+
+
+def test_the_adversary_descends_its_loss_and_the_rationale_ascends_it(tiny_beer_dir):
+    exp = experiment(tiny_beer_dir, *ADVERSARY)
+    model = exp.model().double()
+    model.train()
+    batch = first_batch(exp)
+    assert batch.environments is not None
+    mask = torch.rand(batch.word_mask.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    mask = (mask * batch.word_mask).requires_grad_(True)
+    term = model.losses.terms["aspect_adversary"]
+
+    outputs = model.adversary_outputs(batch, mask)
+    term.weighted(outputs)[1].backward()
+    reversed_mask_grad = mask.grad.clone()
+    adversary_grads = [p.grad.clone() for p in model.aspect_adversary.parameters()]
+    # the same objective with the mask read straight (no reversal): what a plain minimiser of it would see
+    model.zero_grad()
+    mask.grad = None
+    states, _ = model.encode_words(model.aspect_adversary.encoder, batch, mask)
+    logits = model.aspect_adversary(model.pool(states, batch.attention_mask), batch.labels)
+    bits = disagreement_bits(batch.environments, 4).double()
+    assert torch.equal(outputs["disagreement"], bits)
+    term.weighted({"adversary_logits": logits, "disagreement": bits})[1].backward()
+    assert mask.grad.abs().sum() > 0
+    assert torch.allclose(reversed_mask_grad, -mask.grad)
+    for reversed_grad, p in zip(adversary_grads, model.aspect_adversary.parameters()):
+        assert torch.allclose(reversed_grad, p.grad)
+
+
+def test_training_produces_every_declared_output(tiny_beer_dir):
+    exp = experiment(tiny_beer_dir, *ADVERSARY)
+    model = exp.model()
+    model.train()
+    produced = {key for key, value in model(first_batch(exp)).items() if value is not None}
+    declared = registry.entry("model", "grat").configuration
+    # (training adds the selector's decision logits, which no G-RAT term reads)
+    assert set(declared.outputs["losses"]) <= produced
+
+
+def test_evaluation_reads_no_adversary(tiny_beer_dir):
+    exp = experiment(tiny_beer_dir, *ADVERSARY)
+    model = exp.model()
+    model.eval()
+    outputs = model(first_batch(exp))
+    assert "adversary_logits" not in outputs
+    assert model.losses(outputs)[1]["aspect_adversary"].item() == 0.0
+
+
+def test_training_without_environments_is_refused_naming_the_setting(tiny_beer_dir):
+    exp = experiment(tiny_beer_dir, "model.losses.aspect_adversary.weight=3")
+    model = exp.model()
+    model.train()
+    batch = first_batch(exp)
+    assert batch.environments is None
+    with pytest.raises(ValueError, match="dataset.aspect_environments=true"):
+        model(batch)
+    with pytest.raises(ValueError, match="not a bit mask over 4"):
+        model(replace(batch, environments=torch.full_like(batch.labels, 16)))
+
+
+def test_the_adversary_trains_with_the_rationaliser(tiny_beer_dir):
+    exp = experiment(tiny_beer_dir, *ADVERSARY)
+    pl.seed_everything(0)
+    model = exp.model()
+    before = [p.detach().clone() for p in model.aspect_adversary.parameters()]
+    assert any(m is model.aspect_adversary for m in model.rationaliser_modules())
+    pl.Trainer(max_epochs=1, accelerator="cpu", logger=False, enable_checkpointing=False, enable_progress_bar=False,
+               enable_model_summary=False, limit_train_batches=2, limit_val_batches=1,
+               num_sanity_val_steps=0).fit(model, datamodule=exp.datamodule(0))
+    after = list(model.aspect_adversary.parameters())
+    assert not all(torch.equal(a, b) for a, b in zip(before, after))
+    assert all(torch.isfinite(p).all() for p in after)
