@@ -13,10 +13,10 @@ So an adversary (its own encoder over the rationale-masked input, max-pooled, th
 per other aspect for each class, read at the gold label) learns to predict the disagreement bits from the
 rationale, and the selector is trained to defeat it: the rationale mask reaches the adversary through a gradient
 reversal layer (Ganin and Lempitsky, 2015, "Unsupervised Domain Adaptation by Backpropagation"), so the one
-loss term, binary cross-entropy over the bits, trains the adversary downhill and the selector uphill. Both sides
-of the game are the adversarial conditional-independence idea of InvRat (Chang, Zhang, Yu and Jaakkola, 2020,
-"Invariant Rationalization"), with the environments read from the other aspects' ratings rather than given.
-Ours, not a reference's: every model keeps it off by default.
+loss term, binary cross-entropy over the bits, trains the adversary downhill and the selector uphill. The aim is
+InvRat's (Chang, Zhang, Yu and Jaakkola, 2020, "Invariant Rationalization"): given the label, the rationale should
+tell nothing of the review's environment; here the environments are read from the other aspects' ratings rather
+than given. Ours, not a reference's: off (weight 0) unless a recipe or the command line turns it on.
 """
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ from torch import nn
 
 from pyhighlights.components.losses import LossTerm, Role, WeightOnly
 from pyhighlights.registry import Param
+
+
+#: What a model with the adversary adds to its outputs, in training only.
+ADVERSARY_OUTPUTS = frozenset({"adversary_logits", "disagreement"})
 
 
 class _ReverseGradient(torch.autograd.Function):
@@ -92,3 +96,12 @@ class AspectAdversaryTerm(LossTerm):
         if "adversary_logits" not in inputs:
             return torch.zeros(())
         return F.binary_cross_entropy_with_logits(inputs["adversary_logits"], inputs["disagreement"])
+
+
+def build_aspect_adversary(losses, make_backbone, num_classes: int) -> AspectAdversary | None:
+    """The adversary of the model's aspect_adversary term, or None when it has none with a weight above 0 (so that
+    a model without one draws the same initial weights as before the option existed)."""
+    terms = [term for term in losses.terms.values() if isinstance(term, AspectAdversaryTerm) and term.weight > 0]
+    if len(terms) > 1:
+        raise ValueError("model.losses: at most one aspect_adversary term with a weight above 0")
+    return AspectAdversary(make_backbone(), num_classes, terms[0].aspects) if terms else None

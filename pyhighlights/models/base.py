@@ -17,6 +17,7 @@ import lightning.pytorch as pl
 import torch
 from torch import nn
 
+from pyhighlights.components.aspect_adversary import build_aspect_adversary, disagreement_bits, reverse_gradient
 from pyhighlights.components.backbones.base import Backbone
 from pyhighlights.components.losses import LossSet, selection_rate, threshold_selection_rate
 from pyhighlights.components.selectors import Selection, log_odds
@@ -110,6 +111,8 @@ class SPPModel(pl.LightningModule):
         self.pad_to, self.bucket = pad_to, bucket
         self.lr, self.encoder_lr, self.weight_decay, self.grad_clip = lr, encoder_lr, weight_decay, grad_clip
         self.losses = LossSet(self.build_slot("losses"))
+        #: the aspect adversary of an aspect_adversary term, else None (see :meth:`attach_aspect_adversary`)
+        self.aspect_adversary: nn.Module | None = None
         self.metrics = nn.ModuleDict({split: RationaleMetrics(num_classes) for split in ("val", "test")})
         self.predictions: list[dict[str, Any]] = []
         #: The first epoch whose validation counts for checkpointing and early stopping.
@@ -172,7 +175,28 @@ class SPPModel(pl.LightningModule):
     def forward(self, batch: Batch) -> dict[str, torch.Tensor]:
         """Select, then predict from the selected words only."""
         selection = self.select(batch)
-        return self.outputs(batch, selection, self.predict(batch, selection.mask))
+        adversary = self.adversary_outputs(batch, selection.mask) if self.training else {}
+        return self.outputs(batch, selection, self.predict(batch, selection.mask), **adversary)
+
+    def attach_aspect_adversary(self) -> None:
+        """Build the adversary of an aspect_adversary term with a weight above 0. A model whose ``losses`` offer
+        the term calls this last in its ``__init__``, so the other parts draw the same initial weights with it
+        as without it."""
+        self.aspect_adversary = build_aspect_adversary(self.losses, self.make_backbone, self.num_classes)
+
+    def adversary_outputs(self, batch: Batch, keep_words: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The aspect adversary's logits over the rationale, its gradient reversed into the mask, and the bits it
+        predicts (:mod:`pyhighlights.components.aspect_adversary`); nothing without an adversary."""
+        if self.aspect_adversary is None:
+            return {}
+        if batch.environments is None:
+            raise ValueError("model.losses: the aspect_adversary term reads each training review's aspect "
+                             "environment, and this corpus gives none; set dataset.aspect_environments=true "
+                             "(a corpus in the Lei et al. Beer format: dataset=beer or synth_beer)")
+        states, _ = self.encode_words(self.aspect_adversary.encoder, batch, reverse_gradient(keep_words))
+        logits = self.aspect_adversary(self.pool(states, batch.attention_mask), batch.labels)
+        return {"adversary_logits": logits,
+                "disagreement": disagreement_bits(batch.environments, self.aspect_adversary.aspects).to(logits.dtype)}
 
     # --- explanation interface (evaluation, faithfulness, post-hoc comparison) -------
     # The defaults read the parts every rationaliser here has: ``selector_encoder`` +

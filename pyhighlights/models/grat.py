@@ -41,8 +41,7 @@ import torch
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
-from pyhighlights.components.aspect_adversary import (AspectAdversary, AspectAdversaryTerm, disagreement_bits,
-                                                      reverse_gradient)
+from pyhighlights.components.aspect_adversary import ADVERSARY_OUTPUTS
 from pyhighlights.components.losses import LossSet
 from pyhighlights.components.words import tokens_to_words_sum
 from pyhighlights.models.base import SELECTION_OUTPUTS
@@ -129,10 +128,10 @@ class GRATConfig(RNPConfig):
         "guider_losses": {"guider_task": {"logits": "guider_logits"}},
         "selector": {"dropout": 0.2},
     }
-    outputs = {"losses": SELECTION_OUTPUTS | {"guide_target", "guider_logits", "adversary_logits", "disagreement"},
+    outputs = {"losses": SELECTION_OUTPUTS | {"guide_target", "guider_logits"} | ADVERSARY_OUTPUTS,
                "guider_losses": frozenset({"guider_logits", "labels"})}
     term_fields = {"guide_term": "losses", "match_term": "losses"}
-    training_outputs = frozenset({"adversary_logits", "disagreement"})
+    training_outputs = ADVERSARY_OUTPUTS
 
     @classmethod
     def default(cls):
@@ -167,13 +166,7 @@ class GRAT(PhasedTraining, RNP):
         self.norm = nn.LayerNorm(self.selector_encoder.output_size) if shared_norm else nn.Identity()
         self.first_scored_epoch = pretrain_epochs
         self.register_buffer("rationaliser_steps", torch.zeros((), dtype=torch.long))
-        # built only when it counts, so that the default model draws the same initial weights as without it
-        adversaries = [term for term in self.losses.terms.values()
-                       if isinstance(term, AspectAdversaryTerm) and term.weight > 0]
-        if len(adversaries) > 1:
-            raise ValueError("model.losses: at most one aspect_adversary term with a weight above 0")
-        self.aspect_adversary = (AspectAdversary(self.make_backbone(), self.num_classes, adversaries[0].aspects)
-                                 if adversaries else None)
+        self.attach_aspect_adversary()
 
     # --- parts ----------------------------------------------------------------------
     def rationaliser_modules(self):
@@ -234,20 +227,6 @@ class GRAT(PhasedTraining, RNP):
         target, guider_logits = self.guidance(batch)
         adversary = self.adversary_outputs(batch, selection.mask) if self.training else {}
         return self.outputs(batch, selection, logits, guide_target=target, guider_logits=guider_logits, **adversary)
-
-    def adversary_outputs(self, batch, keep_words) -> dict[str, torch.Tensor]:
-        """The aspect adversary's logits over the rationale, its gradient reversed into the mask, and the bits it
-        predicts; nothing without an adversary."""
-        if self.aspect_adversary is None:
-            return {}
-        if batch.environments is None:
-            raise ValueError("model.losses: the aspect_adversary term reads each training review's aspect "
-                             "environment, and this corpus gives none; set dataset.aspect_environments=true "
-                             "(a corpus in the Lei et al. Beer format: dataset=beer or synth_beer)")
-        states, _ = self.encode_words(self.aspect_adversary.encoder, batch, reverse_gradient(keep_words))
-        logits = self.aspect_adversary(self.pool(states, batch.attention_mask), batch.labels)
-        return {"adversary_logits": logits,
-                "disagreement": disagreement_bits(batch.environments, self.aspect_adversary.aspects).to(logits.dtype)}
 
     # --- training (the phases above) -------------------------------------------------
     def guider_outputs(self, step):

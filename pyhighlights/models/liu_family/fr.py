@@ -31,21 +31,33 @@ the padded width, ``metric.py``); ``encoder_dropout=null`` (the backbone's dropo
 states); ``selector.evaluation=threshold`` (a
 deterministic mask, p(keep) >= 0.5); ``predictor_pool=kept`` (pool only the
 kept words); ``layer_norm=none``; ``layout=packed`` (the GRU within each length, length-bucketed
-batches padded to their longest).
+batches padded to their longest); ``losses.aspect_adversary.weight`` > 0 with ``dataset.aspect_environments=true``
+(an adversary of the rationale, :mod:`pyhighlights.components.aspect_adversary`, stepped by the one Adam).
 """
 from __future__ import annotations
 
 from typing import Literal
 
-from pyhighlights.models.base import SPPModel
+from cinnamon.registry import RegistrationKey
+
+from pyhighlights.components.aspect_adversary import ADVERSARY_OUTPUTS
+from pyhighlights.models.base import SELECTION_OUTPUTS, SPPModel
 from pyhighlights.models.liu_family.shared import LiuFamilyConfig, liu_losses
 from pyhighlights.models.rnp import path_norms
-from pyhighlights.registry import Param
+from pyhighlights.registry import Param, registration_key as key
 
 
 class FRConfig(LiuFamilyConfig):
     layer_norm: Literal["none", "shared"] = Param("shared", description="one LayerNorm on the shared encoder, or none")
-    defaults = {"losses": liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
+    losses: dict[str, RegistrationKey] = Param(
+        {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
+         "continuity": key("loss", "continuity"),
+         # ours, off (weight 0) by default: see pyhighlights/components/aspect_adversary.py
+         "aspect_adversary": key("loss", "aspect_adversary")})
+    outputs = {"losses": SELECTION_OUTPUTS | ADVERSARY_OUTPUTS}
+    training_outputs = ADVERSARY_OUTPUTS
+    defaults = {"losses": {**liu_losses(target=0.1, sparsity=12.0, continuity=10.0),
+                           "aspect_adversary": {"weight": 0.0}}}
 
 
 class FR(SPPModel):
@@ -58,6 +70,7 @@ class FR(SPPModel):
         self.selector_norm, self.predictor_norm = path_norms(layer_norm, size)
         self.selector = self.build_slot("selector", input_size=size)
         self.predictor = self.build_slot("predictor", input_size=size, num_classes=self.num_classes)
+        self.attach_aspect_adversary()
 
     # Both encoder roles are the one shared encoder; the base select/predict read these names.
     @property

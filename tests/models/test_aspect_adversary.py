@@ -1,5 +1,5 @@
-"""G-RAT's aspect adversary: the bits it predicts, the term's value, the reversed gradient into the rationale,
-and its training with the rationaliser on a corpus whose reviews carry their aspect environments."""
+"""The aspect adversary (G-RAT's and FR's option): the bits it predicts, the term's value, the reversed gradient
+into the rationale, and its training with the selector on a corpus whose reviews carry their aspect environments."""
 from __future__ import annotations
 
 import math
@@ -17,8 +17,11 @@ from pyhighlights.testing import tiny_overrides
 from pyhighlights.training.run import Experiment, resolve_specs
 
 
-def experiment(tiny_beer_dir, *extra):
-    cfg = compose_config(tiny_overrides(tiny_beer_dir, "model=grat", "model.pretrain_epochs=0", *extra))
+MODELS = {"grat": ("model=grat", "model.pretrain_epochs=0"), "fr": ("model=fr",)}
+
+
+def experiment(tiny_beer_dir, *extra, model="grat"):
+    cfg = compose_config(tiny_overrides(tiny_beer_dir, *MODELS[model], *extra))
     return Experiment(resolve_specs(cfg))
 
 
@@ -61,14 +64,16 @@ def test_the_reversal_negates_the_gradient_only():
     assert x.grad.tolist() == [-1.0, -2.0, -3.0]
 
 
-def test_default_grat_has_no_adversary(tiny_beer_dir):
-    model = experiment(tiny_beer_dir).model()
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_the_registered_defaults_have_no_adversary(tiny_beer_dir, model_name):
+    model = experiment(tiny_beer_dir, model=model_name).model()
     assert model.aspect_adversary is None
     assert all("adversary" not in name for name, _ in model.named_parameters())
 
 
-def test_the_adversary_descends_its_loss_and_the_rationale_ascends_it(tiny_beer_dir):
-    exp = experiment(tiny_beer_dir, *ADVERSARY)
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_the_adversary_descends_its_loss_and_the_rationale_ascends_it(tiny_beer_dir, model_name):
+    exp = experiment(tiny_beer_dir, *ADVERSARY, model=model_name)
     model = exp.model().double()
     model.train()
     batch = first_batch(exp)
@@ -95,18 +100,20 @@ def test_the_adversary_descends_its_loss_and_the_rationale_ascends_it(tiny_beer_
         assert torch.allclose(reversed_grad, p.grad)
 
 
-def test_training_produces_every_declared_output(tiny_beer_dir):
-    exp = experiment(tiny_beer_dir, *ADVERSARY)
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_training_produces_every_declared_output(tiny_beer_dir, model_name):
+    exp = experiment(tiny_beer_dir, *ADVERSARY, model=model_name)
     model = exp.model()
     model.train()
     produced = {key for key, value in model(first_batch(exp)).items() if value is not None}
-    declared = registry.entry("model", "grat").configuration
-    # (training adds the selector's decision logits, which no G-RAT term reads)
+    declared = registry.entry("model", model_name).configuration
+    # (training may add the selector's decision logits, which no term of these models reads)
     assert set(declared.outputs["losses"]) <= produced
 
 
-def test_evaluation_reads_no_adversary(tiny_beer_dir):
-    exp = experiment(tiny_beer_dir, *ADVERSARY)
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_evaluation_reads_no_adversary(tiny_beer_dir, model_name):
+    exp = experiment(tiny_beer_dir, *ADVERSARY, model=model_name)
     model = exp.model()
     model.eval()
     outputs = model(first_batch(exp))
@@ -114,8 +121,9 @@ def test_evaluation_reads_no_adversary(tiny_beer_dir):
     assert model.losses(outputs)[1]["aspect_adversary"].item() == 0.0
 
 
-def test_training_without_environments_is_refused_naming_the_setting(tiny_beer_dir):
-    exp = experiment(tiny_beer_dir, "model.losses.aspect_adversary.weight=3")
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_training_without_environments_is_refused_naming_the_setting(tiny_beer_dir, model_name):
+    exp = experiment(tiny_beer_dir, "model.losses.aspect_adversary.weight=3", model=model_name)
     model = exp.model()
     model.train()
     batch = first_batch(exp)
@@ -126,7 +134,7 @@ def test_training_without_environments_is_refused_naming_the_setting(tiny_beer_d
         model(replace(batch, environments=torch.full_like(batch.labels, 16)))
 
 
-def test_the_adversary_trains_with_the_rationaliser(tiny_beer_dir):
+def test_grats_adversary_trains_with_the_rationaliser(tiny_beer_dir):
     exp = experiment(tiny_beer_dir, *ADVERSARY)
     pl.seed_everything(0)
     model = exp.model()
@@ -138,3 +146,27 @@ def test_the_adversary_trains_with_the_rationaliser(tiny_beer_dir):
     after = list(model.aspect_adversary.parameters())
     assert not all(torch.equal(a, b) for a, b in zip(before, after))
     assert all(torch.isfinite(p).all() for p in after)
+
+
+def test_frs_adversary_is_stepped_by_its_one_optimiser(tiny_beer_dir):
+    exp = experiment(tiny_beer_dir, *ADVERSARY, model="fr")
+    pl.seed_everything(0)
+    model = exp.model()
+    before = [p.detach().clone() for p in model.aspect_adversary.parameters()]
+    pl.Trainer(max_epochs=1, accelerator="cpu", logger=False, enable_checkpointing=False, enable_progress_bar=False,
+               enable_model_summary=False, limit_train_batches=2, limit_val_batches=1,
+               num_sanity_val_steps=0).fit(model, datamodule=exp.datamodule(0))
+    after = list(model.aspect_adversary.parameters())
+    assert not all(torch.equal(a, b) for a, b in zip(before, after))
+
+
+def test_the_adversary_is_built_last_so_the_other_parts_start_alike(tiny_beer_dir):
+    for model_name in MODELS:
+        plain, adversary = (experiment(tiny_beer_dir, *extra, model=model_name)
+                            for extra in ((), ADVERSARY))
+        pl.seed_everything(0)
+        without = plain.model().state_dict()
+        pl.seed_everything(0)
+        with_it = adversary.model().state_dict()
+        shared = [name for name in without if not name.startswith("aspect_adversary.")]
+        assert shared and all(torch.equal(without[name], with_it[name]) for name in shared), model_name
