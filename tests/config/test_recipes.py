@@ -235,7 +235,7 @@ def test_grats_recipe_trains_the_aspect_adversary_on_beer_only():
     # the adversary reads the environments the Beer loader gives (dataset.aspect_environments); elsewhere it is off
     beer = model_section("model=grat", "recipe=recommended", "dataset=beer", "dataset.data_dir=unused")
     assert beer["losses"]["aspect_adversary"] == {**model_section("model=grat")["losses"]["aspect_adversary"],
-                                                  "weight": 3}
+                                                  "weight": 5}
     for source in ("synth_beer", "hotel", "beer_r2a"):
         extra = [] if source == "synth_beer" else ["dataset.data_dir=unused"]
         other = model_section("model=grat", "recipe=recommended", f"dataset={source}", *extra)
