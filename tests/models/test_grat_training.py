@@ -67,8 +67,10 @@ def test_step_order(tiny_beer_dir):
     assert events == one_batch * 3
 
 
-def test_resume_continues_exactly(tiny_beer_dir, tmp_path):
-    exp = experiment(tiny_beer_dir, "model.pretrain_epochs=1")
+@pytest.mark.parametrize("extra", [(), ("dataset.aspect_environments=true", "model.losses.aspect_adversary.weight=5")],
+                         ids=["registered", "aspect_adversary"])
+def test_resume_continues_exactly(tiny_beer_dir, tmp_path, extra):
+    exp = experiment(tiny_beer_dir, "model.pretrain_epochs=1", *extra)
     pl.seed_everything(0)
     straight = exp.model()
     trainer(3).fit(straight, datamodule=exp.datamodule(0))
@@ -84,6 +86,7 @@ def test_resume_continues_exactly(tiny_beer_dir, tmp_path):
     trainer(3).fit(resumed, datamodule=exp.datamodule(0), ckpt_path=tmp_path / "stop.ckpt")
 
     assert int(resumed.rationaliser_steps) == int(straight.rationaliser_steps) == 6
+    assert (resumed.aspect_adversary is not None) == bool(extra)
     assert resumed.annealing() == straight.annealing()
     for (name, a), b in zip(straight.state_dict().items(), resumed.state_dict().values()):
         assert torch.allclose(a.float(), b.float(), atol=1e-6), name
