@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-ASPECTS = 5
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+from pyhighlights.data.lei_format import NUM_SCORES as ASPECTS  # noqa: E402  (one span list per rated aspect)
+from pyhighlights.run_files import PREDICTIONS_FILE, read_jsonl  # noqa: E402
 
 
 def aspect_shares(annotations: list[dict], predictions: list[dict]) -> dict[str, float]:
@@ -47,9 +47,10 @@ def main() -> None:
     parser.add_argument("annotations", type=Path, help="the corpus's annotations.json (every aspect's spans)")
     parser.add_argument("runs", type=Path, nargs="+", help="run directories with predictions.jsonl")
     args = parser.parse_args()
-    annotations = read_jsonl(args.annotations)
+    annotations = [json.loads(line) for line in args.annotations.read_text(encoding="utf-8").splitlines()
+                   if line.strip()]
     for run in args.runs:
-        shares = aspect_shares(annotations, read_jsonl(run / "predictions.jsonl"))
+        shares = aspect_shares(annotations, read_jsonl(run / PREDICTIONS_FILE))
         print(run, " ".join(f"{name} {share:.2f}" for name, share in shares.items()))
 
 

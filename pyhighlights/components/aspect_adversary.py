@@ -25,11 +25,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from pyhighlights.components.losses import LossTerm, Role, WeightOnly
-from pyhighlights.registry import Param
+from pyhighlights.registry import Param, Real, registration_key
 
 
 #: What a model with the adversary adds to its outputs, in training only.
 ADVERSARY_OUTPUTS = frozenset({"adversary_logits", "disagreement"})
+#: The loss slot of a model that offers the adversary (off until its weight is set above 0).
+ADVERSARY_SLOT = {"aspect_adversary": registration_key("loss", "aspect_adversary")}
 
 
 class _ReverseGradient(torch.autograd.Function):
@@ -75,6 +77,7 @@ class AspectAdversary(nn.Module):
 
 class AspectAdversaryConfig(WeightOnly):
     roles = ("adversary_logits", "disagreement")
+    weight: float = Real(0.0, ge=0.0, description="0 = off: no adversary is built")
     adversary_logits: str = Role("adversary_logits", "the adversary's per-aspect logits at the gold label")
     disagreement: str = Role("disagreement", "the 0/1 disagreement of each other aspect with the label")
     aspects: int = Param(4, ge=1, le=16, description="other aspects of the corpus (Lei et al. Beer: five "
@@ -88,7 +91,7 @@ class AspectAdversaryTerm(LossTerm):
 
     roles = AspectAdversaryConfig.roles
 
-    def __init__(self, *, weight: float = 1.0, aspects: int = 4, **inputs: str):
+    def __init__(self, *, weight: float = 0.0, aspects: int = 4, **inputs: str):
         super().__init__(weight=weight, **inputs)
         self.aspects = aspects
 

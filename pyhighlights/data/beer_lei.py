@@ -84,7 +84,7 @@ def _read_reviews(path: Path, aspect: int, counts: dict, skip_malformed: bool,
         if label is None:
             counts["middle_band_dropped"] += 1
             continue
-        pattern = _pattern(review.scores, aspect, label)
+        pattern = _pattern(review.scores, aspect, label) if environments or disagreeing is not None else None
         documents.append(Document(f"{path.name}:{number}", review.tokens, label,
                                   environment=pattern if environments else None))
         if disagreeing is not None:

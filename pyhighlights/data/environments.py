@@ -87,11 +87,14 @@ def with_environments(corpus: Corpus, num_envs: int, pollution: list[float] | No
     return replace(corpus, train=splits["train"], validation=splits["validation"], test=splits["test"], info=info)
 
 
-def require_environments(batch_environments, what: str) -> None:
-    """A clear error when a model that needs environments gets a batch without them."""
+#: How a corpus gets InvRat's environments, for :func:`require_environments`.
+PARTITION_HOW = ("give the Beer and Hotel corpora dataset.environments=2 (every split partitioned per class at "
+                 "random, as the InvRat reference builds its environments; dataset.pollution=[0.7,0.9] adds its "
+                 "spurious token), or build a corpus whose documents set Document.environment "
+                 "(pyhighlights.data.environments.with_environments)")
+
+
+def require_environments(batch_environments, what: str, how: str = PARTITION_HOW) -> None:
+    """A clear error, saying ``how`` to get them, when a part that needs environments gets a batch without them."""
     if batch_environments is None:
-        raise ValueError(
-            f"{what} needs each document's environment, and this corpus gives none. Give the Beer and Hotel "
-            "corpora dataset.environments=2 (every split partitioned per class at random, as the InvRat reference "
-            "builds its environments; dataset.pollution=[0.7,0.9] adds its spurious token), or build a corpus "
-            "whose documents set Document.environment (pyhighlights.data.environments.with_environments)")
+        raise ValueError(f"{what} needs each document's environment, and this corpus gives none: {how}")

@@ -24,6 +24,7 @@ from pyhighlights.components.selectors import Selection, log_odds
 from pyhighlights.components.words import tokens_to_words_mean, words_to_tokens
 from pyhighlights.config.resolve import Slots
 from pyhighlights.data.batch import Batch
+from pyhighlights.data.environments import require_environments
 from pyhighlights.metrics import RationaleMetrics
 from pyhighlights.registry import Configuration, Param, Real, kind
 from pyhighlights.training import random_states
@@ -175,8 +176,8 @@ class SPPModel(pl.LightningModule):
     def forward(self, batch: Batch) -> dict[str, torch.Tensor]:
         """Select, then predict from the selected words only."""
         selection = self.select(batch)
-        adversary = self.adversary_outputs(batch, selection.mask) if self.training else {}
-        return self.outputs(batch, selection, self.predict(batch, selection.mask), **adversary)
+        return self.outputs(batch, selection, self.predict(batch, selection.mask),
+                            **self.adversary_outputs(batch, selection.mask))
 
     def attach_aspect_adversary(self) -> None:
         """Build the adversary of an aspect_adversary term with a weight above 0. A model whose ``losses`` offer
@@ -186,13 +187,14 @@ class SPPModel(pl.LightningModule):
 
     def adversary_outputs(self, batch: Batch, keep_words: torch.Tensor) -> dict[str, torch.Tensor]:
         """The aspect adversary's logits over the rationale, its gradient reversed into the mask, and the bits it
-        predicts (:mod:`pyhighlights.components.aspect_adversary`); nothing without an adversary."""
-        if self.aspect_adversary is None:
+        predicts (:mod:`pyhighlights.components.aspect_adversary`); nothing without an adversary or in evaluation
+        (the adversary only trains)."""
+        if self.aspect_adversary is None or not self.training:
             return {}
-        if batch.environments is None:
-            raise ValueError("model.losses: the aspect_adversary term reads each training review's aspect "
-                             "environment, and this corpus gives none; set dataset.aspect_environments=true "
-                             "(a corpus in the Lei et al. Beer format: dataset=beer or synth_beer)")
+        require_environments(batch.environments, "model.losses.aspect_adversary",
+                             how="set dataset.aspect_environments=true (a corpus in the Lei et al. Beer format: "
+                                 "dataset=beer or synth_beer), which gives each review the other aspects that "
+                                 "disagree with its label")
         states, _ = self.encode_words(self.aspect_adversary.encoder, batch, reverse_gradient(keep_words))
         logits = self.aspect_adversary(self.pool(states, batch.attention_mask), batch.labels)
         return {"adversary_logits": logits,

@@ -41,7 +41,7 @@ import torch
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
-from pyhighlights.components.aspect_adversary import ADVERSARY_OUTPUTS
+from pyhighlights.components.aspect_adversary import ADVERSARY_OUTPUTS, ADVERSARY_SLOT
 from pyhighlights.components.losses import LossSet
 from pyhighlights.components.words import tokens_to_words_sum
 from pyhighlights.models.base import SELECTION_OUTPUTS
@@ -90,8 +90,7 @@ class GRATConfig(RNPConfig):
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
          "continuity": key("loss", "continuity"), "guide": key("loss", "guide"), "match": key("loss", "match"),
-         # ours, off (weight 0) by default: see pyhighlights/components/aspect_adversary.py
-         "aspect_adversary": key("loss", "aspect_adversary")})
+         **ADVERSARY_SLOT})  # ours, off by default: see pyhighlights/components/aspect_adversary.py
     guider_lr: float | None = Param(None, gt=0.0, allow_inf_nan=False, description="guider learning rate; null = lr "
                                                                                    "(reference: one lr, run_guide.py)")
     pretrain_epochs: int = Param(10, ge=0, description="epochs in which only the guider trains "
@@ -123,8 +122,7 @@ class GRATConfig(RNPConfig):
         "losses": {"sparsity": {"weight": 10.0, "target": 0.15, "padding": "counted"},
                    "continuity": {"weight": 10.0, "padding": "counted"},
                    "guide": {"weight": 10.0, "keep_target": "guide_target"},
-                   "match": {"weight": 1.5, "p": "logits", "q": "guider_logits"},
-                   "aspect_adversary": {"weight": 0.0}},
+                   "match": {"weight": 1.5, "p": "logits", "q": "guider_logits"}},
         "guider_losses": {"guider_task": {"logits": "guider_logits"}},
         "selector": {"dropout": 0.2},
     }
@@ -225,8 +223,8 @@ class GRAT(PhasedTraining, RNP):
         selection = self.select(batch)
         logits = self.predict(batch, selection.mask)
         target, guider_logits = self.guidance(batch)
-        adversary = self.adversary_outputs(batch, selection.mask) if self.training else {}
-        return self.outputs(batch, selection, logits, guide_target=target, guider_logits=guider_logits, **adversary)
+        return self.outputs(batch, selection, logits, guide_target=target, guider_logits=guider_logits,
+                            **self.adversary_outputs(batch, selection.mask))
 
     # --- training (the phases above) -------------------------------------------------
     def guider_outputs(self, step):

@@ -24,8 +24,8 @@ ANNOTATIONS = [
     {"x": list("abcdef"), "0": [[4, 6]], "1": [], "2": [[0, 2]], "3": [], "4": []},
 ]
 PREDICTIONS = [  # listed out of order: the id, not the position, names the review
-    {"id": "annotations.json:2", "selected": [0, 1, 4]},
-    {"id": "annotations.json:1", "selected": [1, 4, 5, 6, 9]},
+    {"id": "annotations.json:2", "label": 1, "prediction": 1, "selected": [0, 1, 4], "highlight": [0, 1]},
+    {"id": "annotations.json:1", "label": 0, "prediction": 0, "selected": [1, 4, 5, 6, 9], "highlight": [4, 5, 6]},
 ]
 
 

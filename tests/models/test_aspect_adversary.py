@@ -91,7 +91,8 @@ def test_the_adversary_descends_its_loss_and_the_rationale_ascends_it(tiny_beer_
     mask.grad = None
     states, _ = model.encode_words(model.aspect_adversary.encoder, batch, mask)
     logits = model.aspect_adversary(model.pool(states, batch.attention_mask), batch.labels)
-    bits = disagreement_bits(batch.environments, 4).double()
+    # the bits decoded here, one by one, from each review's environment
+    bits = torch.tensor([[(int(e) >> j) & 1 for j in range(4)] for e in batch.environments], dtype=torch.float64)
     assert torch.equal(outputs["disagreement"], bits)
     term.weighted({"adversary_logits": logits, "disagreement": bits})[1].backward()
     assert mask.grad.abs().sum() > 0

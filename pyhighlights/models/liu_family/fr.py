@@ -40,7 +40,7 @@ from typing import Literal
 
 from cinnamon.registry import RegistrationKey
 
-from pyhighlights.components.aspect_adversary import ADVERSARY_OUTPUTS
+from pyhighlights.components.aspect_adversary import ADVERSARY_OUTPUTS, ADVERSARY_SLOT
 from pyhighlights.models.base import SELECTION_OUTPUTS, SPPModel
 from pyhighlights.models.liu_family.shared import LiuFamilyConfig, liu_losses
 from pyhighlights.models.rnp import path_norms
@@ -52,12 +52,10 @@ class FRConfig(LiuFamilyConfig):
     losses: dict[str, RegistrationKey] = Param(
         {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
          "continuity": key("loss", "continuity"),
-         # ours, off (weight 0) by default: see pyhighlights/components/aspect_adversary.py
-         "aspect_adversary": key("loss", "aspect_adversary")})
+         **ADVERSARY_SLOT})  # ours, off by default: see pyhighlights/components/aspect_adversary.py
     outputs = {"losses": SELECTION_OUTPUTS | ADVERSARY_OUTPUTS}
     training_outputs = ADVERSARY_OUTPUTS
-    defaults = {"losses": {**liu_losses(target=0.1, sparsity=12.0, continuity=10.0),
-                           "aspect_adversary": {"weight": 0.0}}}
+    defaults = {"losses": liu_losses(target=0.1, sparsity=12.0, continuity=10.0)}
 
 
 class FR(SPPModel):
