@@ -17,8 +17,15 @@ loss term, binary cross-entropy over the bits, trains the adversary downhill and
 InvRat's (Chang, Zhang, Yu and Jaakkola, 2020, "Invariant Rationalization"): given the label, the rationale should
 tell nothing of the review's environment; here the environments are read from the other aspects' ratings rather
 than given. Ours, not a reference's: off (weight 0) unless a recipe or the command line turns it on.
+
+A reversed gradient lets the selector defeat the adversary two ways: by dropping the words that give the bits
+away, or by adding words that mislead it. ``reversal="drop_only"`` keeps the first: of the reversed gradient on
+the mask only the part that lowers a word's keep passes, so the adversary can make a rationale shorter, never
+longer (a selector without a guide, such as FR's, otherwise grows its selection to confuse it).
 """
 from __future__ import annotations
+
+from typing import Literal
 
 import torch
 import torch.nn.functional as F
@@ -34,19 +41,28 @@ ADVERSARY_OUTPUTS = frozenset({"adversary_logits", "disagreement"})
 ADVERSARY_SLOT = {"aspect_adversary": registration_key("loss", "aspect_adversary")}
 
 
+REVERSALS = ("both", "drop_only")
+
+
 class _ReverseGradient(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x: torch.Tensor) -> torch.Tensor:
+    def forward(ctx, x: torch.Tensor, drop_only: bool) -> torch.Tensor:
+        ctx.drop_only = drop_only
         return x.view_as(x)
 
     @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:
-        return -grad
+    def backward(ctx, grad: torch.Tensor):
+        reversed_grad = -grad
+        if ctx.drop_only:
+            # a descent step moves x by minus its gradient: a positive gradient lowers x (drops the word)
+            reversed_grad = reversed_grad.clamp(min=0)
+        return reversed_grad, None
 
 
-def reverse_gradient(x: torch.Tensor) -> torch.Tensor:
-    """``x`` unchanged forward; the gradient that flows back through it is negated."""
-    return _ReverseGradient.apply(x)
+def reverse_gradient(x: torch.Tensor, drop_only: bool = False) -> torch.Tensor:
+    """``x`` unchanged forward; the gradient that flows back through it is negated, and with ``drop_only`` its
+    negative entries (those that would raise ``x``) are zeroed."""
+    return _ReverseGradient.apply(x, drop_only)
 
 
 def disagreement_bits(environments: torch.Tensor, aspects: int) -> torch.Tensor:
@@ -63,12 +79,19 @@ class AspectAdversary(nn.Module):
     """Encoder over the rationale (its gradient reversed into the mask) -> max-pool -> per class one logit per
     other aspect; ``forward`` returns the gold class's [B, aspects] logits."""
 
-    def __init__(self, encoder: nn.Module, num_classes: int, aspects: int):
+    def __init__(self, encoder: nn.Module, num_classes: int, aspects: int, reversal: str = "both"):
         super().__init__()
+        if reversal not in REVERSALS:
+            raise ValueError(f"aspect_adversary.reversal: expected one of {REVERSALS}, got {reversal!r}")
         self.encoder = encoder
         self.aspects = aspects
         self.num_classes = num_classes
+        self.drop_only = reversal == "drop_only"
         self.head = nn.Linear(encoder.output_size, num_classes * aspects)
+
+    def reverse(self, keep_words: torch.Tensor) -> torch.Tensor:
+        """The rationale mask as the adversary reads it: unchanged, its gradient reversed (see ``reversal``)."""
+        return reverse_gradient(keep_words, self.drop_only)
 
     def forward(self, pooled: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         logits = self.head(pooled).view(-1, self.num_classes, self.aspects)
@@ -82,6 +105,9 @@ class AspectAdversaryConfig(WeightOnly):
     disagreement: str = Role("disagreement", "the 0/1 disagreement of each other aspect with the label")
     aspects: int = Param(4, ge=1, le=16, description="other aspects of the corpus (Lei et al. Beer: five "
                                                      "ratings, so four besides the label's)")
+    reversal: Literal["both", "drop_only"] = Param(
+        "both", description="both: the reversed gradient may drop words or add them; drop_only: only its part "
+                            "that lowers a word's keep reaches the selector")
 
 
 class AspectAdversaryTerm(LossTerm):
@@ -91,9 +117,10 @@ class AspectAdversaryTerm(LossTerm):
 
     roles = AspectAdversaryConfig.roles
 
-    def __init__(self, *, weight: float = 0.0, aspects: int = 4, **inputs: str):
+    def __init__(self, *, weight: float = 0.0, aspects: int = 4, reversal: str = "both", **inputs: str):
         super().__init__(weight=weight, **inputs)
         self.aspects = aspects
+        self.reversal = reversal
 
     def value(self, inputs):
         if "adversary_logits" not in inputs:
@@ -107,4 +134,6 @@ def build_aspect_adversary(losses, make_backbone, num_classes: int) -> AspectAdv
     terms = [term for term in losses.terms.values() if isinstance(term, AspectAdversaryTerm) and term.weight > 0]
     if len(terms) > 1:
         raise ValueError("model.losses: at most one aspect_adversary term with a weight above 0")
-    return AspectAdversary(make_backbone(), num_classes, terms[0].aspects) if terms else None
+    if not terms:
+        return None
+    return AspectAdversary(make_backbone(), num_classes, terms[0].aspects, terms[0].reversal)

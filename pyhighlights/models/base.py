@@ -17,7 +17,7 @@ import lightning.pytorch as pl
 import torch
 from torch import nn
 
-from pyhighlights.components.aspect_adversary import build_aspect_adversary, disagreement_bits, reverse_gradient
+from pyhighlights.components.aspect_adversary import build_aspect_adversary, disagreement_bits
 from pyhighlights.components.backbones.base import Backbone
 from pyhighlights.components.losses import LossSet, selection_rate, threshold_selection_rate
 from pyhighlights.components.selectors import Selection, log_odds
@@ -195,7 +195,7 @@ class SPPModel(pl.LightningModule):
                              how="set dataset.aspect_environments=true (a corpus in the Lei et al. Beer format: "
                                  "dataset=beer or synth_beer), which gives each review the other aspects that "
                                  "disagree with its label")
-        states, _ = self.encode_words(self.aspect_adversary.encoder, batch, reverse_gradient(keep_words))
+        states, _ = self.encode_words(self.aspect_adversary.encoder, batch, self.aspect_adversary.reverse(keep_words))
         logits = self.aspect_adversary(self.pool(states, batch.attention_mask), batch.labels)
         return {"adversary_logits": logits,
                 "disagreement": disagreement_bits(batch.environments, self.aspect_adversary.aspects).to(logits.dtype)}
