@@ -64,6 +64,16 @@ def test_the_reversal_negates_the_gradient_only():
     assert x.grad.tolist() == [-1.0, -2.0, -3.0]
 
 
+def test_drop_only_passes_the_reversed_gradients_that_lower_the_mask():
+    x = torch.tensor([1.0, 0.0, 1.0, 0.5], requires_grad=True)
+    y = reverse_gradient(x, drop_only=True)
+    assert torch.equal(y, x)
+    # d(sum(y * c))/dx = c; reversed, -c; a descent step moves x by +c, so only the entries with c < 0 (which
+    # lower x) pass, negated
+    (y * torch.tensor([2.0, -1.0, -3.0, 0.0])).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 3.0, 0.0]
+
+
 @pytest.mark.parametrize("model_name", sorted(MODELS))
 def test_the_registered_defaults_have_no_adversary(tiny_beer_dir, model_name):
     model = experiment(tiny_beer_dir, model=model_name).model()
@@ -99,6 +109,30 @@ def test_the_adversary_descends_its_loss_and_the_rationale_ascends_it(tiny_beer_
     assert torch.allclose(reversed_mask_grad, -mask.grad)
     for reversed_grad, p in zip(adversary_grads, model.aspect_adversary.parameters()):
         assert torch.allclose(reversed_grad, p.grad)
+
+
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_drop_only_through_the_model_keeps_the_reversed_gradient_where_it_drops_words(tiny_beer_dir, model_name):
+    grads = {}
+    for reversal in ("both", "drop_only"):
+        exp = experiment(tiny_beer_dir, *ADVERSARY, f"model.losses.aspect_adversary.reversal={reversal}",
+                         model=model_name)
+        pl.seed_everything(0)
+        model = exp.model().double()
+        model.train()
+        batch = first_batch(exp)
+        mask = torch.rand(batch.word_mask.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+        mask = (mask * batch.word_mask).requires_grad_(True)
+        model.losses.terms["aspect_adversary"].weighted(model.adversary_outputs(batch, mask))[1].backward()
+        grads[reversal] = mask.grad
+    both, drop_only = grads["both"], grads["drop_only"]
+    assert (both > 0).any() and (both < 0).any()
+    assert torch.equal(drop_only, both.clamp(min=0))
+
+
+def test_an_unknown_reversal_is_refused(tiny_beer_dir):
+    with pytest.raises(Exception, match="aspect_adversary.reversal: Input should be 'both' or 'drop_only'"):
+        experiment(tiny_beer_dir, *ADVERSARY, "model.losses.aspect_adversary.reversal=sideways").model()
 
 
 @pytest.mark.parametrize("model_name", sorted(MODELS))
