@@ -19,9 +19,10 @@ tell nothing of the review's environment; here the environments are read from th
 than given. Ours, not a reference's: off (weight 0) unless a recipe or the command line turns it on.
 
 A reversed gradient lets the selector defeat the adversary two ways: by dropping the words that give the bits
-away, or by adding words that mislead it. ``reversal="drop_only"`` keeps the first: of the reversed gradient on
-the mask only the part that lowers a word's keep passes, so the adversary can make a rationale shorter, never
-longer (a selector without a guide, such as FR's, otherwise grows its selection to confuse it).
+away, or by adding words that mislead it; and its mean over a document moves how many words are kept, which is the
+sparsity term's business (a selector without a guide, such as FR's, grows its selection under it).
+``reversal="centered"`` subtracts that mean over each document's real words, so the adversary moves which words
+are kept and not how many; ``reversal="drop_only"`` passes only the part that lowers a word's keep.
 """
 from __future__ import annotations
 
@@ -41,28 +42,39 @@ ADVERSARY_OUTPUTS = frozenset({"adversary_logits", "disagreement"})
 ADVERSARY_SLOT = {"aspect_adversary": registration_key("loss", "aspect_adversary")}
 
 
-REVERSALS = ("both", "drop_only")
+REVERSALS = ("both", "centered", "drop_only")
 
 
 class _ReverseGradient(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x: torch.Tensor, drop_only: bool) -> torch.Tensor:
-        ctx.drop_only = drop_only
+    def forward(ctx, x: torch.Tensor, reversal: str, word_mask: torch.Tensor | None) -> torch.Tensor:
+        ctx.reversal = reversal
+        ctx.save_for_backward(word_mask)
         return x.view_as(x)
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor):
         reversed_grad = -grad
-        if ctx.drop_only:
+        if ctx.reversal == "drop_only":
             # a descent step moves x by minus its gradient: a positive gradient lowers x (drops the word)
             reversed_grad = reversed_grad.clamp(min=0)
-        return reversed_grad, None
+        elif ctx.reversal == "centered":
+            (real,) = ctx.saved_tensors
+            real = real.to(grad.dtype)
+            mean = (reversed_grad * real).sum(-1, keepdim=True) / real.sum(-1, keepdim=True).clamp(min=1)
+            reversed_grad = (reversed_grad - mean) * real
+        return reversed_grad, None, None
 
 
-def reverse_gradient(x: torch.Tensor, drop_only: bool = False) -> torch.Tensor:
-    """``x`` unchanged forward; the gradient that flows back through it is negated, and with ``drop_only`` its
-    negative entries (those that would raise ``x``) are zeroed."""
-    return _ReverseGradient.apply(x, drop_only)
+def reverse_gradient(x: torch.Tensor, reversal: str = "both", word_mask: torch.Tensor | None = None) -> torch.Tensor:
+    """``x`` [B, W] unchanged forward; the gradient that flows back through it is negated, then with
+    ``reversal="drop_only"`` its negative entries (those that would raise ``x``) are zeroed, with ``"centered"``
+    its mean over each row's real words (``word_mask``) is subtracted there (and padding gets none)."""
+    if reversal not in REVERSALS:
+        raise ValueError(f"aspect_adversary.reversal: expected one of {REVERSALS}, got {reversal!r}")
+    if reversal == "centered" and word_mask is None:
+        raise ValueError("reversal='centered' needs the word mask to centre over")
+    return _ReverseGradient.apply(x, reversal, word_mask)
 
 
 def disagreement_bits(environments: torch.Tensor, aspects: int) -> torch.Tensor:
@@ -86,12 +98,12 @@ class AspectAdversary(nn.Module):
         self.encoder = encoder
         self.aspects = aspects
         self.num_classes = num_classes
-        self.drop_only = reversal == "drop_only"
+        self.reversal = reversal
         self.head = nn.Linear(encoder.output_size, num_classes * aspects)
 
-    def reverse(self, keep_words: torch.Tensor) -> torch.Tensor:
+    def reverse(self, keep_words: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:
         """The rationale mask as the adversary reads it: unchanged, its gradient reversed (see ``reversal``)."""
-        return reverse_gradient(keep_words, self.drop_only)
+        return reverse_gradient(keep_words, self.reversal, word_mask)
 
     def forward(self, pooled: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         logits = self.head(pooled).view(-1, self.num_classes, self.aspects)
@@ -105,9 +117,10 @@ class AspectAdversaryConfig(WeightOnly):
     disagreement: str = Role("disagreement", "the 0/1 disagreement of each other aspect with the label")
     aspects: int = Param(4, ge=1, le=16, description="other aspects of the corpus (Lei et al. Beer: five "
                                                      "ratings, so four besides the label's)")
-    reversal: Literal["both", "drop_only"] = Param(
-        "both", description="both: the reversed gradient may drop words or add them; drop_only: only its part "
-                            "that lowers a word's keep reaches the selector")
+    reversal: Literal["both", "centered", "drop_only"] = Param(
+        "both", description="both: the reversed gradient reaches the selector as it is; centered: less its mean "
+                            "over the document's real words (it moves which words are kept, not how many); "
+                            "drop_only: only its part that lowers a word's keep")
 
 
 class AspectAdversaryTerm(LossTerm):

@@ -195,7 +195,8 @@ class SPPModel(pl.LightningModule):
                              how="set dataset.aspect_environments=true (a corpus in the Lei et al. Beer format: "
                                  "dataset=beer or synth_beer), which gives each review the other aspects that "
                                  "disagree with its label")
-        states, _ = self.encode_words(self.aspect_adversary.encoder, batch, self.aspect_adversary.reverse(keep_words))
+        read = self.aspect_adversary.reverse(keep_words, batch.word_mask)
+        states, _ = self.encode_words(self.aspect_adversary.encoder, batch, read)
         logits = self.aspect_adversary(self.pool(states, batch.attention_mask), batch.labels)
         return {"adversary_logits": logits,
                 "disagreement": disagreement_bits(batch.environments, self.aspect_adversary.aspects).to(logits.dtype)}

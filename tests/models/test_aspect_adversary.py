@@ -66,12 +66,23 @@ def test_the_reversal_negates_the_gradient_only():
 
 def test_drop_only_passes_the_reversed_gradients_that_lower_the_mask():
     x = torch.tensor([1.0, 0.0, 1.0, 0.5], requires_grad=True)
-    y = reverse_gradient(x, drop_only=True)
+    y = reverse_gradient(x, "drop_only")
     assert torch.equal(y, x)
     # d(sum(y * c))/dx = c; reversed, -c; a descent step moves x by +c, so only the entries with c < 0 (which
     # lower x) pass, negated
     (y * torch.tensor([2.0, -1.0, -3.0, 0.0])).sum().backward()
     assert x.grad.tolist() == [0.0, 1.0, 3.0, 0.0]
+
+
+def test_centered_subtracts_the_mean_of_the_reversed_gradient_over_each_documents_real_words():
+    x = torch.tensor([[1.0, 0.0, 1.0, 0.0], [0.5, 1.0, 0.0, 0.0]], requires_grad=True)
+    real = torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0]])
+    c = torch.tensor([[2.0, -1.0, 5.0, 7.0], [1.0, 3.0, 4.0, 4.0]])
+    (reverse_gradient(x, "centered", real) * c).sum().backward()
+    # reversed: -c; row 0's real mean -2, row 1's -2; padding gets nothing
+    assert x.grad.tolist() == [[0.0, 3.0, -3.0, 0.0], [1.0, -1.0, 0.0, 0.0]]
+    with pytest.raises(ValueError, match="needs the word mask"):
+        reverse_gradient(x, "centered")
 
 
 @pytest.mark.parametrize("model_name", sorted(MODELS))
@@ -112,9 +123,9 @@ def test_the_adversary_descends_its_loss_and_the_rationale_ascends_it(tiny_beer_
 
 
 @pytest.mark.parametrize("model_name", sorted(MODELS))
-def test_drop_only_through_the_model_keeps_the_reversed_gradient_where_it_drops_words(tiny_beer_dir, model_name):
+def test_the_reversals_through_the_model(tiny_beer_dir, model_name):
     grads = {}
-    for reversal in ("both", "drop_only"):
+    for reversal in ("both", "drop_only", "centered"):
         exp = experiment(tiny_beer_dir, *ADVERSARY, f"model.losses.aspect_adversary.reversal={reversal}",
                          model=model_name)
         pl.seed_everything(0)
@@ -125,13 +136,17 @@ def test_drop_only_through_the_model_keeps_the_reversed_gradient_where_it_drops_
         mask = (mask * batch.word_mask).requires_grad_(True)
         model.losses.terms["aspect_adversary"].weighted(model.adversary_outputs(batch, mask))[1].backward()
         grads[reversal] = mask.grad
-    both, drop_only = grads["both"], grads["drop_only"]
+    both, drop_only, centered = grads["both"], grads["drop_only"], grads["centered"]
     assert (both > 0).any() and (both < 0).any()
     assert torch.equal(drop_only, both.clamp(min=0))
+    real = batch.word_mask.to(both.dtype)
+    mean = (both * real).sum(1, keepdim=True) / real.sum(1, keepdim=True)
+    assert torch.allclose(centered, (both - mean) * real)
+    assert torch.allclose((centered * real).sum(1), torch.zeros(len(real), dtype=both.dtype))
 
 
 def test_an_unknown_reversal_is_refused(tiny_beer_dir):
-    with pytest.raises(Exception, match="aspect_adversary.reversal: Input should be 'both' or 'drop_only'"):
+    with pytest.raises(Exception, match="aspect_adversary.reversal: Input should be 'both', 'centered' or 'drop_only'"):
         experiment(tiny_beer_dir, *ADVERSARY, "model.losses.aspect_adversary.reversal=sideways").model()
 
 
