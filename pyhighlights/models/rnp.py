@@ -11,6 +11,9 @@ with λs, λc around 10 and batch 256 for hundreds of epochs on real Beer.
 Departures from Lei et al.: the REINFORCE estimator of the original is
 replaced by straight-through Gumbel-softmax, as in the re-implementations
 used by FR, DR and G-RAT; the predictor max-pools over kept words.
+
+Our option: ``losses.aspect_adversary.weight`` > 0 with ``dataset.aspect_environments=true``, an adversary of the
+rationale stepped by the one Adam (:mod:`pyhighlights.components.aspect_adversary`).
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from typing import Literal
 from cinnamon.registry import RegistrationKey
 from torch import nn
 
+from pyhighlights.components.aspect_adversary import ADVERSARY_OUTPUTS, ADVERSARY_SLOT
 from pyhighlights.models.base import SELECTION_OUTPUTS, OptimConfig, SPPModel
 from pyhighlights.registry import Param, registration_key as key
 
@@ -47,6 +51,17 @@ def path_norms(layer_norm: str, size: int) -> tuple[nn.Module, nn.Module]:
     return selector, predictor
 
 
+class RNPModelConfig(RNPConfig):
+    """``model=rnp``'s own settings: those of every model built on RNP, plus the slot of our aspect adversary
+    (off by default; :mod:`pyhighlights.components.aspect_adversary`), which those models do not all offer."""
+
+    losses: dict[str, RegistrationKey] = Param(
+        {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
+         "continuity": key("loss", "continuity"), **ADVERSARY_SLOT})
+    outputs = {"losses": SELECTION_OUTPUTS | ADVERSARY_OUTPUTS}
+    training_outputs = ADVERSARY_OUTPUTS
+
+
 LAYER_NORMS = ("none", "selector", "both", "shared")
 
 
@@ -60,3 +75,5 @@ class RNP(SPPModel):
         self.selector = self.build_slot("selector", input_size=size)
         self.predictor = self.build_slot("predictor", input_size=self.predictor_encoder.output_size,
                                          num_classes=self.num_classes)
+        if type(self) is RNP:  # a model built on RNP attaches its own, after its own parts
+            self.attach_aspect_adversary()

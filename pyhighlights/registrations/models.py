@@ -2,7 +2,7 @@
 from pyhighlights.models import rnp
 from pyhighlights.registry import register
 
-register("model", "rnp", rnp.RNPConfig, rnp.RNP)
+register("model", "rnp", rnp.RNPModelConfig, rnp.RNP)
 
 from pyhighlights.models import grat  # noqa: E402
 

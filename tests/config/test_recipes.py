@@ -194,8 +194,10 @@ def test_every_quick_setting_has_a_recipe():
 NOT_REDRAWN_ON_BEER = ("mcd", "invrat", "genspp")
 DATASET = {(model, "beer"): {"disagreement_share": 0.9}
            for model in models_with_recipe("recommended") if model not in NOT_REDRAWN_ON_BEER}
-# G-RAT's adversary reads the other aspects' disagreement (recipe_model_dataset/recommended_grat_beer.yaml)
-DATASET[("grat", "beer")] = {**DATASET[("grat", "beer")], "aspect_environments": True}
+# G-RAT's and RNP's adversaries read the other aspects' disagreement (recipe_model_dataset/recommended_<model>_beer.yaml)
+ADVERSARY_WEIGHT = {"grat": 5, "rnp": 3}
+for model in ADVERSARY_WEIGHT:
+    DATASET[(model, "beer")] = {**DATASET[(model, "beer")], "aspect_environments": True}
 
 
 def test_seventeen_recipes_redraw_on_beer():
@@ -228,16 +230,17 @@ def test_every_per_corpus_recipe_file_names_a_recipe_and_a_corpus_source():
                  for dataset in sources if path.stem == f"recommended_{model}_{dataset}"]
         assert len(named) == 1, path.name
         found.update(named)
-    assert found == {(model, "beer") for model in (*NOT_REDRAWN_ON_BEER, "grat")}
+    assert found == {(model, "beer") for model in (*NOT_REDRAWN_ON_BEER, *ADVERSARY_WEIGHT)}
 
 
-def test_grats_recipe_trains_the_aspect_adversary_on_beer_only():
+@pytest.mark.parametrize("model", sorted(ADVERSARY_WEIGHT))
+def test_the_recipes_train_the_aspect_adversary_on_beer_only(model):
     # the adversary reads the environments the Beer loader gives (dataset.aspect_environments); elsewhere it is off
-    beer = model_section("model=grat", "recipe=recommended", "dataset=beer", "dataset.data_dir=unused")
-    assert beer["losses"]["aspect_adversary"] == {**model_section("model=grat")["losses"]["aspect_adversary"],
-                                                  "weight": 5}
+    beer = model_section(f"model={model}", "recipe=recommended", "dataset=beer", "dataset.data_dir=unused")
+    assert beer["losses"]["aspect_adversary"] == {**model_section(f"model={model}")["losses"]["aspect_adversary"],
+                                                  "weight": ADVERSARY_WEIGHT[model]}
     for source in ("synth_beer", "hotel", "beer_r2a"):
         extra = [] if source == "synth_beer" else ["dataset.data_dir=unused"]
-        other = model_section("model=grat", "recipe=recommended", f"dataset={source}", *extra)
+        other = model_section(f"model={model}", "recipe=recommended", f"dataset={source}", *extra)
         assert other["losses"]["aspect_adversary"]["weight"] == 0
-    assert model_section("model=grat")["losses"]["aspect_adversary"]["weight"] == 0  # the reference: no adversary
+    assert model_section(f"model={model}")["losses"]["aspect_adversary"]["weight"] == 0  # the reference: none

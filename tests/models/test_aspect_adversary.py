@@ -1,4 +1,4 @@
-"""The aspect adversary (G-RAT's and FR's option): the bits it predicts, the term's value, the reversed gradient
+"""The aspect adversary (G-RAT's, FR's and RNP's option): the bits it predicts, the term's value, the reversed gradient
 into the rationale, and its training with the selector on a corpus whose reviews carry their aspect environments."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pyhighlights.testing import tiny_overrides
 from pyhighlights.training.run import Experiment, resolve_specs
 
 
-MODELS = {"grat": ("model=grat", "model.pretrain_epochs=0"), "fr": ("model=fr",)}
+MODELS = {"grat": ("model=grat", "model.pretrain_epochs=0"), "fr": ("model=fr",), "rnp": ("model=rnp",)}
 
 
 def experiment(tiny_beer_dir, *extra, model="grat"):
@@ -103,6 +103,7 @@ def test_the_adversary_descends_its_loss_and_the_rationale_ascends_it(tiny_beer_
     mask = (mask * batch.word_mask).requires_grad_(True)
     term = model.losses.terms["aspect_adversary"]
 
+    torch.manual_seed(1)  # the same dropout draws in both reads (RNP's encoders drop out while training)
     outputs = model.adversary_outputs(batch, mask)
     term.weighted(outputs)[1].backward()
     reversed_mask_grad = mask.grad.clone()
@@ -110,6 +111,7 @@ def test_the_adversary_descends_its_loss_and_the_rationale_ascends_it(tiny_beer_
     # the same objective with the mask read straight (no reversal): what a plain minimiser of it would see
     model.zero_grad()
     mask.grad = None
+    torch.manual_seed(1)
     states, _ = model.encode_words(model.aspect_adversary.encoder, batch, mask)
     logits = model.aspect_adversary(model.pool(states, batch.attention_mask), batch.labels)
     # the bits decoded here, one by one, from each review's environment
@@ -198,8 +200,9 @@ def test_grats_adversary_trains_with_the_rationaliser(tiny_beer_dir):
     assert all(torch.isfinite(p).all() for p in after)
 
 
-def test_frs_adversary_is_stepped_by_its_one_optimiser(tiny_beer_dir):
-    exp = experiment(tiny_beer_dir, *ADVERSARY, model="fr")
+@pytest.mark.parametrize("model_name", ["fr", "rnp"])
+def test_the_adversary_is_stepped_by_the_one_optimiser(tiny_beer_dir, model_name):
+    exp = experiment(tiny_beer_dir, *ADVERSARY, model=model_name)
     pl.seed_everything(0)
     model = exp.model()
     before = [p.detach().clone() for p in model.aspect_adversary.parameters()]
