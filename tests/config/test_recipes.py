@@ -194,8 +194,8 @@ def test_every_quick_setting_has_a_recipe():
 NOT_REDRAWN_ON_BEER = ("mcd", "invrat", "genspp")
 DATASET = {(model, "beer"): {"disagreement_share": 0.9}
            for model in models_with_recipe("recommended") if model not in NOT_REDRAWN_ON_BEER}
-# G-RAT's and RNP's adversaries read the other aspects' disagreement (recipe_model_dataset/recommended_<model>_beer.yaml)
-ADVERSARY_WEIGHT = {"grat": 5, "rnp": 3}
+# G-RAT's adversary reads the other aspects' disagreement (recipe_model_dataset/recommended_grat_beer.yaml)
+ADVERSARY_WEIGHT = {"grat": 5}
 for model in ADVERSARY_WEIGHT:
     DATASET[(model, "beer")] = {**DATASET[(model, "beer")], "aspect_environments": True}
 
