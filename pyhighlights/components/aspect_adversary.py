@@ -45,6 +45,12 @@ ADVERSARY_SLOT = {"aspect_adversary": registration_key("loss", "aspect_adversary
 REVERSALS = ("both", "centered", "drop_only")
 
 
+def check_reversal(reversal: str) -> str:
+    if reversal not in REVERSALS:
+        raise ValueError(f"aspect_adversary.reversal: expected one of {REVERSALS}, got {reversal!r}")
+    return reversal
+
+
 class _ReverseGradient(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x: torch.Tensor, reversal: str, word_mask: torch.Tensor | None) -> torch.Tensor:
@@ -70,9 +76,7 @@ def reverse_gradient(x: torch.Tensor, reversal: str = "both", word_mask: torch.T
     """``x`` [B, W] unchanged forward; the gradient that flows back through it is negated, then with
     ``reversal="drop_only"`` its negative entries (those that would raise ``x``) are zeroed, with ``"centered"``
     its mean over each row's real words (``word_mask``) is subtracted there (and padding gets none)."""
-    if reversal not in REVERSALS:
-        raise ValueError(f"aspect_adversary.reversal: expected one of {REVERSALS}, got {reversal!r}")
-    if reversal == "centered" and word_mask is None:
+    if check_reversal(reversal) == "centered" and word_mask is None:
         raise ValueError("reversal='centered' needs the word mask to centre over")
     return _ReverseGradient.apply(x, reversal, word_mask)
 
@@ -93,12 +97,10 @@ class AspectAdversary(nn.Module):
 
     def __init__(self, encoder: nn.Module, num_classes: int, aspects: int, reversal: str = "both"):
         super().__init__()
-        if reversal not in REVERSALS:
-            raise ValueError(f"aspect_adversary.reversal: expected one of {REVERSALS}, got {reversal!r}")
         self.encoder = encoder
         self.aspects = aspects
         self.num_classes = num_classes
-        self.reversal = reversal
+        self.reversal = check_reversal(reversal)
         self.head = nn.Linear(encoder.output_size, num_classes * aspects)
 
     def reverse(self, keep_words: torch.Tensor, word_mask: torch.Tensor) -> torch.Tensor:

@@ -27,12 +27,14 @@ from pyhighlights.models.base import SELECTION_OUTPUTS, OptimConfig, SPPModel
 from pyhighlights.registry import Param, registration_key as key
 
 
+RNP_LOSSES = {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
+              "continuity": key("loss", "continuity")}
+
+
 class RNPConfig(OptimConfig):
     selector: RegistrationKey = Param(key("selector", "gumbel"))
     predictor: RegistrationKey = Param(key("predictor", "mlp"))
-    losses: dict[str, RegistrationKey] = Param(
-        {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
-         "continuity": key("loss", "continuity")})
+    losses: dict[str, RegistrationKey] = Param(RNP_LOSSES)
     layer_norm: Literal["none", "selector", "both", "shared"] = Param(
         "none", description="LayerNorm on encoder states: none, the selector path, each path its own, or one shared")
     outputs = {"losses": SELECTION_OUTPUTS}
@@ -55,9 +57,7 @@ class RNPModelConfig(RNPConfig):
     """``model=rnp``'s own settings: those of every model built on RNP, plus the slot of our aspect adversary
     (off by default; :mod:`pyhighlights.components.aspect_adversary`), which those models do not all offer."""
 
-    losses: dict[str, RegistrationKey] = Param(
-        {"task": key("loss", "cross_entropy"), "sparsity": key("loss", "sparsity"),
-         "continuity": key("loss", "continuity"), **ADVERSARY_SLOT})
+    losses: dict[str, RegistrationKey] = Param({**RNP_LOSSES, **ADVERSARY_SLOT})
     outputs = {"losses": SELECTION_OUTPUTS | ADVERSARY_OUTPUTS}
     training_outputs = ADVERSARY_OUTPUTS
 
@@ -75,5 +75,5 @@ class RNP(SPPModel):
         self.selector = self.build_slot("selector", input_size=size)
         self.predictor = self.build_slot("predictor", input_size=self.predictor_encoder.output_size,
                                          num_classes=self.num_classes)
-        if type(self) is RNP:  # a model built on RNP attaches its own, after its own parts
+        if type(self) is RNP:  # a model built on RNP that offers the adversary attaches it after its own parts
             self.attach_aspect_adversary()
