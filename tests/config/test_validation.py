@@ -58,8 +58,8 @@ def test_conditions_are_checked():
 @pytest.mark.parametrize("node, message", [
     # a term reading an output the model does not produce
     ({"name": "rnp", "losses": {"task": {"logits": "no_such_output"}}},
-     "model.losses.task.logits: 'no_such_output' is not an output of rnp; outputs: keep_logit, labels, logits, "
-     "mask, raw_mask, selector_logits, word_mask"),
+     "model.losses.task.logits: 'no_such_output' is not an output of rnp; outputs: adversary_logits, "
+     "disagreement, keep_logit, labels, logits, mask, raw_mask, selector_logits, word_mask"),
     ({"name": "rnp", "losses": {"sparsity": {"name": "guide"}}},
      "model.losses.sparsity.keep_target: 'keep_target' is not an output of rnp (loss 'guide' reads its "
      "'keep_target' input from the output named here: model.losses.sparsity.keep_target=<output>); outputs: "),
