@@ -12,30 +12,40 @@ prints, per run, the share of each aspect's words kept and of the words no aspec
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pyhighlights.data.lei_format import NUM_SCORES as ASPECTS  # noqa: E402  (one span list per rated aspect)
+from pyhighlights.data.lei_format import NUM_SCORES as ASPECTS, LeiAnnotation, parse_annotation_line  # noqa: E402
+from pyhighlights.data.records import parse_lines  # noqa: E402
 from pyhighlights.run_files import PREDICTIONS_FILE, read_jsonl  # noqa: E402
 
 
-def aspect_shares(annotations: list[dict], predictions: list[dict]) -> dict[str, float]:
+def read_annotations(path: Path) -> dict[int, LeiAnnotation]:
+    """Each review of an ``annotations.json`` by its line number, every aspect's spans checked (a bad line is an
+    error naming the file and line), numbered as the Lei loader numbers a test review's id."""
+    return dict(parse_lines(path, partial(parse_annotation_line, aspects=tuple(range(ASPECTS))), {},
+                            skip_malformed=False))
+
+
+def aspect_shares(annotations: dict[int, LeiAnnotation], predictions: list[dict]) -> dict[str, float]:
     """Share of the words of each aspect ("0"-"4") and of the rest ("filler") that the rationales keep.
 
-    A prediction's ``id`` is ``annotations.json:<line>`` (1-based), as the Lei loader names test reviews."""
+    A prediction's ``id`` is ``annotations.json:<line>``, as the Lei loader names test reviews."""
     kept = dict.fromkeys([*map(str, range(ASPECTS)), "filler"], 0)
     total = dict.fromkeys(kept, 0)
     for prediction in predictions:
         line = int(prediction["id"].rsplit(":", 1)[1])
-        record = annotations[line - 1]
+        if line not in annotations:
+            raise ValueError(f"prediction {prediction['id']!r}: the annotations have no review at line {line}")
+        record = annotations[line]
         chosen = set(prediction["selected"])
-        owner = ["filler"] * len(record["x"])
-        for aspect in map(str, range(ASPECTS)):
-            for start, end in record.get(aspect, []):
-                owner[start:end] = [aspect] * (end - start)
+        owner = ["filler"] * len(record.tokens)
+        for aspect, spans in record.spans.items():
+            for start, end in spans:
+                owner[start:end] = [str(aspect)] * (end - start)
         for position, name in enumerate(owner):
             total[name] += 1
             kept[name] += position in chosen
@@ -47,8 +57,7 @@ def main() -> None:
     parser.add_argument("annotations", type=Path, help="the corpus's annotations.json (every aspect's spans)")
     parser.add_argument("runs", type=Path, nargs="+", help="run directories with predictions.jsonl")
     args = parser.parse_args()
-    annotations = [json.loads(line) for line in args.annotations.read_text(encoding="utf-8").splitlines()
-                   if line.strip()]
+    annotations = read_annotations(args.annotations)
     for run in args.runs:
         shares = aspect_shares(annotations, read_jsonl(run / PREDICTIONS_FILE))
         print(run, " ".join(f"{name} {share:.2f}" for name, share in shares.items()))

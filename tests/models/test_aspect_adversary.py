@@ -144,7 +144,6 @@ def test_the_reversals_through_the_model(tiny_beer_dir, model_name):
     real = batch.word_mask.to(both.dtype)
     mean = (both * real).sum(1, keepdim=True) / real.sum(1, keepdim=True)
     assert torch.allclose(centered, (both - mean) * real)
-    assert torch.allclose((centered * real).sum(1), torch.zeros(len(real), dtype=both.dtype))
 
 
 def test_an_unknown_reversal_is_refused(tiny_beer_dir):
